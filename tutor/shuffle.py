@@ -1,0 +1,213 @@
+"""The shuffle buffer, seen from the outside: input position against output position."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from . import style
+from ._validate import require_dataset, require_integer_ids, require_positive_int
+from .stats import epochs_of, shuffle_stats
+
+MAX_ELEMENTS = 100_000
+
+
+class ShuffleDisplay:
+    """Where each element came out of a shuffle, against where it went in.
+
+    Parameters
+    ----------
+    order : sequence of int
+        Element ids in output order.
+    n_elements : int, optional
+        Elements per epoch; defaults to ``max(order) + 1``.
+    buffer_size : int, optional
+        The shuffle buffer, when known; draws the "can't come out earlier than
+        this" limit.
+    truncated : bool
+        True when reading stopped at ``max_elements`` before the dataset ended.
+
+    Examples
+    --------
+    >>> disp = ShuffleDisplay.from_params(n_elements=10, buffer_size=1)
+    >>> disp.order.tolist()
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    """
+
+    def __init__(
+        self,
+        order: Sequence[int],
+        *,
+        n_elements: int | None = None,
+        buffer_size: int | None = None,
+        seed: int | None = None,
+        reshuffle_each_iteration: bool | None = None,
+        truncated: bool = False,
+    ):
+        self.order = np.asarray(order, dtype=np.int64)
+        self.n_elements = int(n_elements) if n_elements is not None else int(self.order.max()) + 1
+        self.buffer_size = buffer_size
+        self.seed = seed
+        self.reshuffle_each_iteration = reshuffle_each_iteration
+        self.truncated = bool(truncated)
+
+    # ----------------------------------------------------------------- compute
+    @classmethod
+    def from_params(
+        cls,
+        n_elements: int,
+        buffer_size: int,
+        seed: int = 0,
+        reshuffle_each_iteration: bool = True,
+        epochs: int = 1,
+    ) -> "ShuffleDisplay":
+        """Run ``Dataset.range(n_elements).shuffle(buffer_size, ...).repeat(epochs)`` for real.
+
+        >>> ShuffleDisplay.from_params(100, buffer_size=10).stats["max_moved_earlier"] <= 9
+        True
+        """
+        where = "ShuffleDisplay.from_params"
+        n_elements = require_positive_int(n_elements, "n_elements", where)
+        buffer_size = _buffer_size(buffer_size, where)
+        epochs = require_positive_int(epochs, "epochs", where)
+        seed = _seed(seed, where)
+        if n_elements * epochs > MAX_ELEMENTS:
+            raise ValueError(f"{where}: n_elements * epochs must be <= {MAX_ELEMENTS:,}; got {n_elements * epochs:,}.")
+        ds = (
+            tf.data.Dataset.range(n_elements)
+            .shuffle(buffer_size, seed=seed, reshuffle_each_iteration=bool(reshuffle_each_iteration))
+            .repeat(epochs)
+        )
+        order = np.fromiter(ds.as_numpy_iterator(), dtype=np.int64, count=n_elements * epochs)
+        return cls(
+            order,
+            n_elements=n_elements,
+            buffer_size=buffer_size,
+            seed=seed,
+            reshuffle_each_iteration=bool(reshuffle_each_iteration),
+        )
+
+    @classmethod
+    def from_dataset(
+        cls, dataset: tf.data.Dataset, *, max_elements: int = 1000, n_elements: int | None = None
+    ) -> "ShuffleDisplay":
+        """Read up to ``max_elements`` integer ids from any pipeline (batches are flattened).
+
+        >>> ShuffleDisplay.from_dataset(tf.data.Dataset.range(5).shuffle(1)).order.tolist()
+        [0, 1, 2, 3, 4]
+        """
+        where = "ShuffleDisplay.from_dataset"
+        require_dataset(dataset, where)
+        require_integer_ids(dataset, where)
+        max_elements = require_positive_int(max_elements, "max_elements", where)
+        if dataset.element_spec.shape.rank == 1:
+            dataset = dataset.unbatch()
+        values = list(dataset.take(max_elements + 1).as_numpy_iterator())
+        if not values:
+            raise ValueError(f"{where}: the dataset is empty, so there is no order to show.")
+        truncated = len(values) > max_elements
+        return cls(np.array(values[:max_elements], dtype=np.int64), n_elements=n_elements, truncated=truncated)
+
+    @property
+    def stats(self) -> dict[str, float]:
+        """:func:`tutor.shuffle_stats` of :attr:`order`."""
+        return shuffle_stats(self.order, self.n_elements)
+
+    @property
+    def epochs(self) -> np.ndarray:
+        """Epoch of each emitted element."""
+        return epochs_of(self.order)
+
+    def __repr__(self) -> str:
+        b = f", buffer_size={self.buffer_size}" if self.buffer_size is not None else ""
+        return f"ShuffleDisplay(n_elements={self.n_elements}{b}, emitted={self.order.size})"
+
+    # -------------------------------------------------------------------- draw
+    def plot(self, *, ax=None, title: str | None = None, show_limit: bool = True) -> "ShuffleDisplay":
+        """Scatter input id against output position; returns ``self``.
+
+        The dashed line is the limit a buffer of ``buffer_size`` imposes: at
+        output position j only ids up to j + buffer_size - 1 have been read.
+        Sets ``ax_``, ``figure_``, ``points_`` and ``limit_`` (or None).
+        """
+        fig, ax = style.subplots(ax, figsize=(6.5, 4.2))
+        ax.clear()
+        pos = np.arange(self.order.size)
+        epochs = self.epochs
+        colors = [style.color(e if e < 7 else 7) for e in epochs.tolist()]
+        size = 14 if self.order.size <= 200 else 5
+        self.points_ = ax.scatter(pos, self.order, c=colors, s=size, linewidths=0)
+        self.limit_ = None
+        if show_limit and self.buffer_size is not None:
+            n, b = self.n_elements, self.buffer_size
+            xs, ys = [], []
+            for e in range(int(epochs.max()) + 1):
+                x = np.arange(n) + e * n
+                xs += [*x.tolist(), np.nan]
+                ys += [*np.minimum(np.arange(n) + b - 1, n - 1).tolist(), np.nan]
+            (self.limit_,) = ax.plot(xs, ys, ls="--", lw=1.2, color="black", label=f"limit: id <= position + {b - 1}")
+            ax.legend(loc="lower right", frameon=False, fontsize="small")
+        ax.set_xlabel("output position (order the pipeline emits)")
+        ax.set_ylabel("element id (input position)")
+        ax.set_xlim(-1, max(self.order.size, 2))
+        ax.set_ylim(-1, self.n_elements)
+        if title is None:
+            title = self._default_title()
+        ax.set_title(title, loc="left")
+        self.ax_, self.figure_ = ax, fig
+        return self
+
+    def _default_title(self) -> str:
+        s = self.stats
+        head = f"shuffle(buffer_size={self.buffer_size})" if self.buffer_size is not None else "shuffled order"
+        return (
+            f"{head} over {self.n_elements} elements\n"
+            f"Spearman {s['rank_correlation']:.2f}, moved earlier at most {s['max_moved_earlier']}, "
+            f"mean move {s['mean_abs_displacement']:.1f}"
+        )
+
+    @classmethod
+    def compare(
+        cls,
+        buffer_sizes: Sequence[int] = (1, 2, 10, 100),
+        n_elements: int = 100,
+        *,
+        seed: int = 0,
+        ncols: int = 2,
+    ) -> list["ShuffleDisplay"]:
+        """Run and draw one shuffle per buffer size, side by side; returns the displays.
+
+        >>> [d.buffer_size for d in ShuffleDisplay.compare((1, 10), n_elements=20)]
+        [1, 10]
+        """
+        import matplotlib.pyplot as plt
+
+        if isinstance(buffer_sizes, (int, np.integer)) or not len(buffer_sizes):
+            raise TypeError(f"ShuffleDisplay.compare expects a list of buffer sizes such as [1, 2, 10, 100], got {buffer_sizes!r}.")
+        ncols = require_positive_int(ncols, "ncols", "ShuffleDisplay.compare")
+        displays = [cls.from_params(n_elements, b, seed=seed) for b in buffer_sizes]
+        nrows = -(-len(displays) // ncols)
+        fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.9 * nrows), layout="constrained", squeeze=False)
+        for disp, ax in zip(displays, axes.ravel()):
+            s = disp.stats
+            disp.plot(ax=ax, title=f"buffer_size={disp.buffer_size}: Spearman {s['rank_correlation']:.2f}")
+        for ax in axes.ravel()[len(displays):]:
+            ax.set_visible(False)
+        fig.suptitle(f"shuffle over {n_elements} elements: a bigger buffer lets elements travel further", fontsize="large")
+        return displays
+
+
+def _buffer_size(value, where: str) -> int:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value == 0:
+        raise ValueError(
+            f"{where}: buffer_size must be >= 1, got 0. A buffer of 1 keeps the order unchanged; "
+            "use a buffer at least as large as the dataset for a full shuffle."
+        )
+    return require_positive_int(value, "buffer_size", where)
+
+
+def _seed(value, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{where}: seed must be an int, got {type(value).__name__}.")
+    return int(value)
