@@ -1,0 +1,68 @@
+import pytest
+import tensorflow as tf
+
+from tutor import BatchOrderDisplay
+
+
+def test_from_dataset_reads_batches():
+    disp = BatchOrderDisplay.from_dataset(tf.data.Dataset.range(5).batch(2))
+    assert disp.batches == [[0, 1], [2, 3], [4]]
+    assert disp.batched and not disp.truncated
+
+
+def test_repeat_then_batch_crosses_epochs():
+    disp = BatchOrderDisplay.from_pipeline(lambda ds: ds.repeat(3).batch(7), n_elements=10)
+    assert disp.batch_sizes == [7, 7, 7, 7, 2]
+    assert disp.mixed_batches == [1, 2]
+    assert disp.epochs[1] == [0, 0, 0, 1, 1, 1, 1]
+
+
+def test_batch_then_repeat_keeps_epochs_apart():
+    disp = BatchOrderDisplay.from_pipeline(lambda ds: ds.batch(7).repeat(3), n_elements=10)
+    assert disp.batch_sizes == [7, 3, 7, 3, 7, 3]
+    assert disp.mixed_batches == []
+
+
+def test_unbatched_pipeline_is_one_element_per_step():
+    disp = BatchOrderDisplay.from_pipeline(lambda ds: ds.repeat(2), n_elements=3)
+    assert not disp.batched
+    assert disp.order.tolist() == [0, 1, 2, 0, 1, 2]
+    disp.plot()
+    assert len(disp.cells_) == 6
+
+
+def test_infinite_dataset_is_bounded():
+    disp = BatchOrderDisplay.from_dataset(tf.data.Dataset.range(10).repeat().batch(4), max_batches=6)
+    assert len(disp.batches) == 6 and disp.truncated
+
+
+def test_plot_draws_a_labelled_cell_per_element_coloured_by_epoch():
+    disp = BatchOrderDisplay.from_pipeline(lambda ds: ds.repeat(2).batch(4), n_elements=5).plot()
+    assert disp.ax_ is not None and disp.figure_ is disp.ax_.figure
+    assert len(disp.cells_) == 10
+    assert [t.get_text() for t in disp.texts_] == ["0", "1", "2", "3", "4", "0", "1", "2", "3", "4"]
+    colours = [c.get_facecolor() for c in disp.cells_]
+    assert colours[3] == colours[0] and colours[5] != colours[4]  # epoch 2 starts at the 6th element
+    assert disp.ax_.get_xlabel() and disp.ax_.get_ylabel() and disp.ax_.get_title("left")
+
+
+def test_plot_on_given_axes_returns_self():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    disp = BatchOrderDisplay.from_pipeline(lambda ds: ds.batch(3))
+    assert disp.plot(ax=ax) is disp and disp.ax_ is ax
+    plt.close(fig)
+
+
+def test_bad_inputs():
+    with pytest.raises(TypeError, match="from_tensor_slices"):
+        BatchOrderDisplay.from_dataset([1, 2, 3])
+    with pytest.raises(TypeError, match="integer element ids"):
+        BatchOrderDisplay.from_dataset(tf.data.Dataset.from_tensor_slices(["a", "b"]))
+    with pytest.raises(TypeError, match="return"):
+        BatchOrderDisplay.from_pipeline(lambda ds: None)
+    with pytest.raises(TypeError, match="function"):
+        BatchOrderDisplay.from_pipeline(tf.data.Dataset.range(3))
+    with pytest.raises(ValueError, match="max_batches"):
+        BatchOrderDisplay.from_dataset(tf.data.Dataset.range(3), max_batches=0)
