@@ -133,7 +133,7 @@ class BatchOrderDisplay:
         rows = self.batches if self.batched else [self.order.tolist()]
         epochs = self.epochs if self.batched else [epochs_of(self.order).tolist()]
         width = max([len(r) for r in rows] + [1])
-        fig, ax = style.subplots(ax, figsize=(min(1.0 + 0.55 * width, 14), min(1.2 + 0.42 * len(rows), 9)))
+        fig, ax = style.subplots(ax, figsize=(min(max(5.0, 1.6 + 0.55 * width), 14), min(max(2.2, 1.2 + 0.42 * len(rows)), 9)))
         ax.clear()
         cells, texts = [], []
         for r, (row, row_epochs) in enumerate(zip(rows, epochs)):

@@ -12,7 +12,8 @@ Only widget features that ipywidgets 7.6+ and 8 share are used, so the
 explorers also work on Colab.
 """
 from ._base import Explorer
+from .augment import augment_explorer
 from .order import order_explorer
 from .shuffle import shuffle_explorer
 
-__all__ = ["Explorer", "order_explorer", "shuffle_explorer"]
+__all__ = ["Explorer", "augment_explorer", "order_explorer", "shuffle_explorer"]

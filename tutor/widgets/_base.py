@@ -46,7 +46,9 @@ class Explorer(widgets.VBox):
         describe: Callable[[Any, dict], str] | None = None,
         figsize: tuple[float, float] = (7.5, 4.2),
         columns: int = 3,
+        name: str = "explorer",
     ):
+        self.name = name
         self.controls = dict(controls)
         self._compute = compute
         self._draw = draw or (lambda disp, fig: disp.plot(ax=fig.axes[0]))
@@ -68,6 +70,10 @@ class Explorer(widgets.VBox):
         rows = [widgets.HBox(items[i : i + columns]) for i in range(0, len(items), columns)]
         super().__init__(rows + [widgets.HBox([self.reset_button, self.readout]), self.image])
         self.render()
+
+    def __repr__(self) -> str:
+        # Shown as plain text where widgets cannot render (e.g. on GitHub); keep it short and stable.
+        return f"{self.name} (interactive: needs Jupyter with ipywidgets; the static figure above shows the same)"
 
     @property
     def values(self) -> dict[str, Any]:

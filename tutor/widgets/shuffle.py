@@ -40,4 +40,4 @@ def shuffle_explorer(n_elements: int = 100, buffer_size: int = 10, seed: int = 0
             f"mean move {s['mean_abs_displacement']:.1f}"
         )
 
-    return Explorer(controls, compute, describe=describe, figsize=(7.5, 4.4), columns=2)
+    return Explorer(controls, compute, describe=describe, figsize=(7.5, 4.4), columns=2, name="shuffle_explorer")

@@ -1,0 +1,66 @@
+"""augment_explorer: move the angle range, pick a rotation path and a seed, watch 16 digits turn."""
+from __future__ import annotations
+
+import html
+
+import ipywidgets as widgets
+import numpy as np
+
+from ..augment import rotation_grid
+from ..rotation import available_paths
+from ._base import Explorer, int_slider
+
+
+def augment_explorer(images=None, *, n: int = 16, degrees: float = 30.0, path: str = "tf-batched", seed: int = 0) -> Explorer:
+    """A grid of ``n`` digits rotated by seeded random angles along one rotation path.
+
+    Controls: ``degrees`` (an angle range), ``path`` (scipy / tf / tf-batched,
+    and tfa where tensorflow-addons imports) and ``seed``. The images are
+    fixed once; each change rotates them for real and only replaces the pixel
+    data of the 16 pictures already drawn, so a redraw stays well under 300 ms.
+
+    >>> ex = augment_explorer(np.zeros((16, 28, 28), np.uint8))
+    >>> ex.set(path="tf", degrees=(-90, 90)).display.title.startswith("path 'tf'")
+    True
+    """
+    if images is None:
+        from ..data import digits
+
+        images = digits(n, seed=0)[0]
+    images = np.asarray(images)[:n]
+    if images.ndim not in (3, 4) or images.shape[0] == 0:
+        raise ValueError(f"augment_explorer expects images [n, H, W] or [n, H, W, C], got shape {images.shape}.")
+    paths = available_paths()
+    if path not in paths:
+        raise ValueError(f"path must be one of {paths} here, got {path!r}.")
+    limit = abs(float(degrees))
+    ncols = 4 if len(images) > 4 else len(images)
+    controls = {
+        "degrees": widgets.IntRangeSlider(
+            value=(-int(limit), int(limit)), min=-180, max=180, step=5, description="angle range (°)",
+            continuous_update=False, style={"description_width": "initial"},
+        ),
+        "path": widgets.Dropdown(options=list(paths), value=path, description="path"),
+        "seed": int_slider(seed, 0, 20, "seed"),
+    }
+
+    def compute(degrees, path, seed):
+        return rotation_grid(images, tuple(degrees), path, seed=seed, ncols=ncols)
+
+    def draw(disp, figure):
+        axes = figure.axes
+        if len(axes) != len(disp.titles):  # first draw: build the grid once
+            figure.clear()
+            nrows = -(-len(disp.titles) // ncols)
+            axes = list(figure.subplots(nrows, ncols, squeeze=False).ravel())
+            disp.plot(ax=axes)
+            figure.draw_without_rendering()  # lay the grid out once ...
+            figure.set_layout_engine("none")  # ... and keep it: later redraws only swap pixels and titles
+            return
+        disp.plot(ax=axes)
+
+    def describe(disp, values):
+        lo, hi = values["degrees"]
+        return f"<b>{html.escape(values['path'])}</b>: {len(disp.titles)} images, angles drawn in [{lo}°, {hi}°] with seed {values['seed']}"
+
+    return Explorer(controls, compute, draw=draw, describe=describe, figsize=(5.6, 6.2), columns=3)
