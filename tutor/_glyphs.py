@@ -26,7 +26,8 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 from scipy import ndimage
 
-# Fonts in matplotlib's own data folder, so they exist wherever matplotlib does.
+# Fonts in matplotlib's own data folder that every release from 3.7 to 3.11 ships
+# (cmti10 is newer: older and Colab's matplotlib lack it), so the set is the same everywhere.
 FONT_FILES = (
     "DejaVuSans.ttf",
     "DejaVuSans-Bold.ttf",
@@ -39,7 +40,7 @@ FONT_FILES = (
     "STIXGeneral.ttf",
     "STIXGeneralItalic.ttf",
     "cmss10.ttf",
-    "cmti10.ttf",
+    "cmb10.ttf",
     "cmr10.ttf",
 )
 

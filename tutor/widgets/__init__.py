@@ -15,5 +15,6 @@ from ._base import Explorer
 from .augment import augment_explorer
 from .order import order_explorer
 from .shuffle import shuffle_explorer
+from .timeline import timeline_explorer
 
-__all__ = ["Explorer", "augment_explorer", "order_explorer", "shuffle_explorer"]
+__all__ = ["Explorer", "augment_explorer", "order_explorer", "shuffle_explorer", "timeline_explorer"]

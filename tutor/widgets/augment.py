@@ -45,7 +45,7 @@ def augment_explorer(images=None, *, n: int = 16, degrees: float = 30.0, path: s
     }
 
     def compute(degrees, path, seed):
-        return rotation_grid(images, tuple(degrees), path, seed=seed, ncols=ncols)
+        return rotation_grid(images, tuple(degrees), path, seed=seed, ncols=ncols, pipeline=False)
 
     def draw(disp, figure):
         axes = figure.axes
@@ -55,7 +55,7 @@ def augment_explorer(images=None, *, n: int = 16, degrees: float = 30.0, path: s
             axes = list(figure.subplots(nrows, ncols, squeeze=False).ravel())
             disp.plot(ax=axes)
             figure.draw_without_rendering()  # lay the grid out once ...
-            figure.set_layout_engine("none")  # ... and keep it: later redraws only swap pixels and titles
+            figure.set_layout_engine(None)  # ... and keep it: later redraws only swap pixels and titles
             return
         disp.plot(ax=axes)
 

@@ -1,0 +1,154 @@
+"""AugmentationGridDisplay, stateless augmentation, pipeline stages and the timing chart."""
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+from tutor.augment import RotationTimingDisplay, pipeline_stages, rotation_grid, stateless_augment  # noqa: E402
+from tutor.grid import AugmentationGridDisplay  # noqa: E402
+
+
+def images(n=20, size=10):
+    return (np.arange(n * size * size, dtype=np.int64).reshape(n, size, size) % 251).astype(np.uint8)
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+def test_from_dataset_holds_what_it_drew_and_titles_it():
+    x = images()
+    labels = np.arange(20) % 10
+    disp = AugmentationGridDisplay.from_dataset(tf.data.Dataset.from_tensor_slices((x, labels)), n=6, ncols=3)
+    assert np.array_equal(disp.images, x[:6])
+    assert disp.titles == [f"#{i} label {i}" for i in range(6)]
+    disp.plot()
+    assert [a.get_title() for a in disp.axes_] == disp.titles
+    assert len(disp.ims_) == 6 and np.array_equal(disp.ims_[2].get_array(), x[2])
+    assert disp.figure_._suptitle.get_text()
+
+
+def test_from_dataset_takes_the_first_image_of_each_batch():
+    x = images(20)[..., None]
+    disp = AugmentationGridDisplay.from_dataset(tf.data.Dataset.from_tensor_slices(x).batch(4), n=16)
+    assert disp.images.shape == (5, 10, 10, 1)  # only 5 batches exist
+    assert np.array_equal(disp.images, x[::4])
+    grey_batches = tf.data.Dataset.from_tensor_slices(images(8)).batch(2)  # [B, H, W]
+    assert np.array_equal(AugmentationGridDisplay.from_dataset(grey_batches, n=2).images, images(8)[[0, 2]])
+
+
+def test_rgb_and_float_images_are_drawn():
+    rgb = np.random.default_rng(0).random((4, 6, 6, 3)).astype(np.float32)
+    disp = AugmentationGridDisplay.from_dataset(tf.data.Dataset.from_tensor_slices(rgb), n=4).plot()
+    assert disp.ims_[0].get_array().shape == (6, 6, 3)
+
+
+def test_bad_input_gets_clear_errors():
+    with pytest.raises(TypeError, match="decoded first"):
+        AugmentationGridDisplay.from_dataset(tf.data.Dataset.from_tensor_slices(["a.jpg", "b.jpg"]))
+    with pytest.raises(ValueError, match="HxW"):
+        AugmentationGridDisplay.from_dataset(tf.data.Dataset.range(5))
+    with pytest.raises(ValueError, match="HxW"):
+        AugmentationGridDisplay.from_dataset(tf.data.Dataset.from_tensor_slices(np.zeros((2, 2, 3, 3, 3, 1))))
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        AugmentationGridDisplay.from_dataset(tf.data.Dataset.from_tensor_slices(images()), n=0)
+    with pytest.raises(TypeError, match="tf.data.Dataset"):
+        AugmentationGridDisplay.from_dataset(images())
+    with pytest.raises(ValueError, match="empty"):
+        AugmentationGridDisplay.from_dataset(tf.data.Dataset.from_tensor_slices(images()).take(0))
+    with pytest.raises(ValueError, match="batch of images"):
+        AugmentationGridDisplay.from_function(tf.image.flip_left_right, np.zeros(5))
+    with pytest.raises(ValueError, match="n_samples must be >= 1"):
+        AugmentationGridDisplay.from_function(tf.image.flip_left_right, images(2), n_samples=0)
+    with pytest.raises(ValueError, match="never ends"):
+        AugmentationGridDisplay.from_epochs(tf.data.Dataset.from_tensor_slices(images()).repeat())
+
+
+def test_from_function_stateless_draws_differ_and_repeat_with_the_seed():
+    x = images(2)[..., None]
+    a = AugmentationGridDisplay.from_function(stateless_augment, x, n_samples=5, seed=1)
+    b = AugmentationGridDisplay.from_function(stateless_augment, x, n_samples=5, seed=1)
+    c = AugmentationGridDisplay.from_function(stateless_augment, x, n_samples=5, seed=2)
+    assert a.images.shape == (12, 10, 10, 1) and a.ncols == 6
+    assert a.titles[:3] == ["original", "draw 1", "draw 2"]
+    assert np.array_equal(a.images[0], x[0])
+    assert np.array_equal(a.images, b.images) and not np.array_equal(a.images, c.images)
+    draws = a.images[1:6]
+    assert len({d.tobytes() for d in draws}) == 5  # each draw differs
+
+
+def test_from_function_with_stateful_ops_uses_the_seed():
+    fn = lambda x: x + tf.cast(tf.random.uniform([], 0, 50, tf.int32), x.dtype)  # noqa: E731
+    a = AugmentationGridDisplay.from_function(fn, images(1), n_samples=4, seed=3)
+    b = AugmentationGridDisplay.from_function(fn, images(1), n_samples=4, seed=3)
+    assert np.array_equal(a.images, b.images)
+
+
+def test_cache_after_a_random_map_freezes_the_draws():
+    x = images(12).astype(np.float32)
+    base = tf.data.Dataset.from_tensor_slices(x)
+    rng = tf.random.Generator.from_seed(0)  # advances across iterators, unlike a seeded tf.random.uniform
+    noisy = lambda v: v + rng.uniform(tf.shape(v))  # noqa: E731
+    frozen = AugmentationGridDisplay.from_epochs(base.map(noisy).cache(), epochs=2, n=5)
+    alive = AugmentationGridDisplay.from_epochs(base.cache().map(noisy), epochs=2, n=5)
+    assert frozen.changed.tolist() == [False] * 5 and "frozen" in frozen.title
+    assert alive.changed.tolist() == [True] * 5
+    assert frozen.images.shape == (10, 10, 10) and frozen.titles[5] == "epoch 2, #0"
+    assert np.array_equal(frozen.images[:5], frozen.images[5:])
+    batched = AugmentationGridDisplay.from_epochs(base.map(noisy).batch(3).cache(), epochs=3, n=2)
+    assert batched.images.shape == (6, 10, 10) and not batched.changed.any()
+
+
+def test_plot_reuses_axes_and_only_swaps_data():
+    fig, axes = plt.subplots(2, 2)
+    first = AugmentationGridDisplay(images(4), list("abcd"), ncols=2).plot(ax=axes)
+    im0 = first.ims_[0]
+    second = AugmentationGridDisplay(images(4)[::-1], list("wxyz"), ncols=2).plot(ax=axes)
+    assert second.ims_[0] is im0
+    assert np.array_equal(im0.get_array(), images(4)[3])
+    assert [a.get_title() for a in axes.ravel()] == list("wxyz")
+    with pytest.raises(ValueError, match="needs 4 axes"):
+        first.plot(ax=axes.ravel()[:2])
+
+
+def test_rotation_grid_titles_angles():
+    disp = rotation_grid(images(4, 28), 30, "tf", seed=0)
+    assert len(disp.titles) == 4 and all(t.endswith("°") for t in disp.titles)
+    assert all(abs(int(t[:-1])) <= 30 for t in disp.titles)
+    assert np.array_equal(disp.images, rotation_grid(images(4, 28), 30, "tf-batched", seed=0).images)
+
+
+def test_pipeline_stages_names_the_transformations():
+    ds = tf.data.Dataset.from_tensor_slices(images()).shuffle(4).batch(2).map(lambda x: x).prefetch(1)
+    assert pipeline_stages(ds) == ["from_tensor_slices", "shuffle", "batch", "map", "prefetch"]
+    with pytest.raises(TypeError):
+        pipeline_stages([1, 2])
+
+
+def test_rotation_timing_display_bars_and_ratios():
+    disp = RotationTimingDisplay.from_images(images(64, 28), paths=("scipy", "tf", "tf-batched"), repeats=1)
+    assert disp.paths == ["scipy", "tf", "tf-batched"] and disp.n_images == 64
+    assert all(t.elements == 64 for t in disp.timings.values())
+    assert set(disp.ratios) == {"scipy / tf", "tf / tf-batched"}
+    assert disp.ratios["scipy / tf"] == pytest.approx(disp.seconds["scipy"] / disp.seconds["tf"])
+    disp.plot()
+    assert len(disp.bars_) == 3
+    assert [b.get_width() for b in disp.bars_] == pytest.approx(list(disp.seconds.values()))
+    assert "faster than scipy" in disp.labels_[1].get_text() and "faster than tf" in disp.labels_[2].get_text()
+    assert "images/s" in disp.summary()
+    with pytest.raises(ValueError, match="paths"):
+        RotationTimingDisplay.from_images(images(4, 28), paths=("cv2",))
+
+
+def test_a_seeded_stateful_op_restarts_with_every_new_iterator():
+    tf.random.set_seed(0)
+    seeded = tf.data.Dataset.range(4).map(lambda i: tf.random.uniform([]))
+    assert list(seeded.as_numpy_iterator()) == list(seeded.as_numpy_iterator())
+    rng = tf.random.Generator.from_seed(0)
+    generator = tf.data.Dataset.range(4).map(lambda i: rng.uniform([]))
+    assert list(generator.as_numpy_iterator()) != list(generator.as_numpy_iterator())

@@ -1,0 +1,152 @@
+"""The rotation paths of lesson 04 agree with each other, with rot90 and with tfa."""
+import math
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from tutor import rotation
+from tutor.rotation import rotate, rotate_all, rotation_angles, rotation_dataset
+
+
+def blobs(n=24, size=28, seed=0):
+    """Asymmetric test images (a bar and a dot), so any wrong turn or flip shows."""
+    rng = np.random.default_rng(seed)
+    imgs = np.zeros((n, size, size), np.uint8)
+    for k in range(n):
+        r, c = rng.integers(4, size - 8, 2)
+        imgs[k, r : r + 3, c : c + 8] = 200 + k
+        imgs[k, size - 5, 3] = 255
+    return imgs
+
+
+def test_angles_are_seeded_and_in_range():
+    a = rotation_angles(500, 30, seed=3)
+    assert np.array_equal(a, rotation_angles(500, 30, seed=3))
+    assert not np.array_equal(a, rotation_angles(500, 30, seed=4))
+    assert np.all(np.abs(a) <= math.radians(30) + 1e-6)
+    assert np.abs(a).max() > math.radians(25)  # really spread over the range
+    lo, hi = rotation_angles(200, (10, 20)).min(), rotation_angles(200, (10, 20)).max()
+    assert math.radians(10) - 1e-6 <= lo and hi <= math.radians(20) + 1e-6
+
+
+def test_per_element_and_batched_give_identical_pixels():
+    imgs = blobs(40)
+    angles = rotation_angles(40, 45, seed=1)
+    per_element = rotate_all(imgs, angles, "tf", batch_size=16)
+    batched = rotate_all(imgs, angles, "tf-batched", batch_size=16)
+    assert per_element.shape == (40, 28, 28, 1)
+    assert np.array_equal(per_element, batched)
+    assert not np.array_equal(per_element[..., 0], imgs)  # something did rotate
+
+
+@pytest.mark.parametrize("interpolation", ["nearest", "bilinear"])
+def test_quarter_turn_equals_rot90(interpolation):
+    imgs = blobs(6)[..., None]
+    turned = rotate(imgs, np.full(6, math.pi / 2, np.float32), interpolation=interpolation).numpy()
+    expected = tf.image.rot90(imgs, k=1).numpy()  # counterclockwise, like rotate
+    if interpolation == "nearest":
+        assert np.array_equal(turned, expected)
+    else:  # bilinear lands within float rounding of the grid points
+        assert np.abs(turned.astype(int) - expected.astype(int)).max() <= 1
+    assert not np.array_equal(turned, tf.image.rot90(imgs, k=3).numpy())  # not clockwise
+
+
+def test_rotate_accepts_hw_hwc_and_batches():
+    img = blobs(1)[0]
+    a = 0.3
+    hw = rotate(img, a).numpy()
+    hwc = rotate(img[..., None], a).numpy()
+    batch = rotate(img[None, ..., None], [a]).numpy()
+    assert hw.shape == (28, 28) and hwc.shape == (28, 28, 1) and batch.shape == (1, 28, 28, 1)
+    assert np.array_equal(hw, hwc[..., 0]) and np.array_equal(hw, batch[0, ..., 0])
+    assert np.array_equal(rotate(img, 0.0).numpy(), img)
+
+
+def test_scipy_path_looks_like_the_tf_path():
+    imgs = blobs(12)
+    angles = rotation_angles(12, 30, seed=2)
+    sc = rotate_all(imgs, angles, "scipy").astype(float)
+    tfp = rotate_all(imgs, angles, "tf").astype(float)
+    # same direction and centre: far closer to each other than to the unrotated or mirrored-angle images
+    assert np.abs(sc - tfp).mean() < 0.5 * np.abs(sc - rotate_all(imgs, -angles, "tf")).mean()
+    assert rotation.rotate_scipy(np.eye(3), math.pi / 2, interpolation="nearest").tolist() == np.rot90(np.eye(3)).tolist()
+
+
+def test_py_function_output_shape_is_restored():
+    ds = rotation_dataset(blobs(4), rotation_angles(4), "scipy", batch_size=2)
+    assert ds.element_spec.shape.as_list() == [None, 28, 28, 1]
+    raw = tf.data.Dataset.from_tensor_slices(blobs(2)[..., None]).map(
+        lambda x: tf.py_function(lambda v: v.numpy(), [x], Tout=tf.uint8)
+    )
+    assert raw.element_spec.shape.rank is None  # what ensure_shape repairs
+
+
+def test_inside_map_is_symbolic_inside_py_function_is_eager():
+    seen = []
+
+    def spy(x):
+        seen.append(("py", type(x).__name__, hasattr(x, "numpy") and tf.executing_eagerly()))
+        return x
+
+    def graph_fn(x):
+        seen.append(("map", type(x).__name__, tf.executing_eagerly()))
+        return tf.py_function(spy, [x], Tout=x.dtype)
+
+    list(tf.data.Dataset.range(1).map(graph_fn))
+    (where1, name1, eager1), (where2, name2, eager2) = seen
+    assert (where1, eager1, where2, eager2) == ("map", False, "py", True)
+    assert name2 == "EagerTensor" and name1 != "EagerTensor"
+
+
+def test_bad_input_is_explained():
+    with pytest.raises(ValueError, match="channel axis"):
+        rotate(tf.zeros([2, 2, 2, 2, 2]), 0.1)
+    with pytest.raises(ValueError, match="one angle per image"):
+        rotation_dataset(blobs(3), [0.1], "tf")
+    with pytest.raises(ValueError, match="path must be one of"):
+        rotation_dataset(blobs(3), [0.1] * 3, "opencv")
+    with pytest.raises(ValueError, match="interpolation"):
+        rotate(blobs(1)[0], 0.1, interpolation="cubic")
+    with pytest.raises(TypeError, match="degrees"):
+        rotation_angles(3, "thirty")
+
+
+def test_tfa_status_is_one_line_and_paths_match():
+    line = rotation.tfa_status()
+    assert "\n" not in line and line.startswith("tensorflow-addons")
+    assert ("tfa" in rotation.available_paths()) == (rotation.import_tfa() is not None)
+
+
+@pytest.mark.skipif(rotation.import_tfa() is None, reason="tensorflow-addons is not installed (only in requirements-legacy.txt)")
+@pytest.mark.parametrize("interpolation", ["nearest", "bilinear"])
+def test_tfa_equals_core_op(interpolation):
+    rng = np.random.default_rng(0)
+    imgs = (rng.random((300, 28, 28)) * 255).astype(np.uint8)  # busy images: every pixel counts
+    angles = rotation_angles(300, 30, seed=5)
+    ours = rotate_all(imgs, angles, "tf", interpolation=interpolation).astype(int)
+    theirs = rotate_all(imgs, angles, "tfa", interpolation=interpolation).astype(int)
+    if interpolation == "nearest":
+        assert np.array_equal(ours, theirs)
+    else:
+        # tfa builds the same 8 numbers in float32 and we round ours from float64: they differ in the last bit,
+        # which can move a bilinear result across a rounding boundary. At most 1 grey level, very rarely.
+        diff = np.abs(ours - theirs)
+        assert diff.max() <= 1 and (diff > 0).mean() < 1e-3
+    floats = imgs[..., None].astype(np.float32)
+    batch = rotation.rotate_tfa(floats, angles, interpolation=interpolation).numpy()
+    assert np.allclose(batch, rotate(floats, angles, interpolation=interpolation).numpy(), atol=0.01)
+
+
+@pytest.mark.skipif(rotation.import_tfa() is not None, reason="tensorflow-addons is installed here")
+def test_tfa_path_refuses_clearly_without_tfa():
+    with pytest.raises(ImportError, match="requirements-legacy"):
+        rotation_dataset(blobs(2), [0.1, 0.2], "tfa")
+
+
+def test_pipelines_are_sequential_unless_asked():
+    ds = rotation_dataset(blobs(4), rotation_angles(4), "tf", batch_size=2)
+    assert ds.options().experimental_optimization.map_parallelization is False
+    auto = rotation_dataset(blobs(4), rotation_angles(4), "tf", batch_size=2, auto_parallel=True)
+    assert auto.options().experimental_optimization.map_parallelization is not False
+    assert np.array_equal(np.concatenate(list(ds.as_numpy_iterator())), np.concatenate(list(auto.as_numpy_iterator())))
