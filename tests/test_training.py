@@ -1,0 +1,150 @@
+"""Tests for tutor.training and tutor.leakage (lesson 08)."""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+import tutor  # noqa: E402
+from tutor import leakage, training  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def digits():
+    x, y = tutor.data.digits(256, source="synthetic")
+    return x[..., None], y
+
+
+# --- device ------------------------------------------------------------------------
+def test_detect_device_matches_tensorflow():
+    report = training.detect_device()
+    assert report.gpus == [d.name for d in tf.config.list_physical_devices("GPU")]
+    assert report.cpu_cores >= 1
+    assert ("no GPU" in str(report)) == (not report.has_gpu)
+
+
+# --- model and step times ---------------------------------------------------------------
+def test_small_cnn_is_seeded_and_trains(digits):
+    x, y = digits
+    a, b = training.small_cnn(seed=3), training.small_cnn(seed=3)
+    assert all(np.array_equal(u, v) for u, v in zip(a.get_weights(), b.get_weights()))
+    assert a.count_params() < 100_000
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)
+    history = a.fit(ds, epochs=2, verbose=0)
+    assert len(history.history["loss"]) == 2
+    assert a.predict(x[:4], verbose=0).shape == (4, 10)
+
+
+def test_steps_per_epoch_with_repeat_counts_batches(digits):
+    x, y = digits
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32).repeat()
+    timer = training.StepTimer()
+    training.small_cnn().fit(ds, epochs=2, steps_per_epoch=3, verbose=0, callbacks=[timer])
+    assert len(timer.step_seconds) == 6  # 2 epochs x steps_per_epoch=3; repeat() keeps the data coming
+    assert np.all(timer.step_seconds > 0)
+
+
+def test_time_steps_sees_a_slow_pipeline(digits):
+    x, y = digits
+    base = tf.data.Dataset.from_tensor_slices((x, y))
+
+    def sleepy(image, label):
+        out = tf.py_function(lambda im: (__import__("time").sleep(0.004), im)[1], [image], tf.uint8)
+        return tf.ensure_shape(out, image.shape), label
+
+    slow = training.without_auto_speedups(base.map(sleepy).batch(16))  # >= 64 ms of sleep per step
+    fast = base.cache().batch(16).prefetch(tf.data.AUTOTUNE)
+    times = training.compare_step_times(training.small_cnn, {"slow": slow, "fast": fast}, steps=5, warmup=6,
+                                        rounds=2)
+    assert set(times) == {"slow", "fast"} and all(len(t) == 5 for t in times.values())
+    assert np.median(times["slow"]) > 0.064
+    assert np.median(times["slow"]) > 1.5 * np.median(times["fast"])
+
+
+def test_step_time_display_draws_bars_and_medians():
+    disp = training.StepTimeDisplay({"slow": [0.03, 0.04, 0.05], "fast": [0.01, 0.01, 0.02]})
+    assert disp.medians == {"slow": 0.04, "fast": 0.01}
+    assert disp.ratio("slow", "fast") == pytest.approx(4.0)
+    assert disp.plot() is disp
+    assert len(disp.bars_["slow"].patches) == 3
+    assert disp.median_lines_["fast"].get_ydata()[0] == pytest.approx(10.0)
+    assert disp.ax_.get_ylabel() == "step time (ms)" and disp.ax_.get_title()
+
+
+def test_history_display_draws_each_metric():
+    disp = training.HistoryDisplay.from_history({"loss": [2.0, 1.0], "val_loss": [2.1, 1.2],
+                                                 "accuracy": [0.3, 0.6], "val_accuracy": [0.25, 0.5]})
+    disp.plot()
+    assert set(disp.lines_) == {"loss", "val_loss", "accuracy", "val_accuracy"}
+    assert disp.lines_["val_loss"].get_ydata().tolist() == [2.1, 1.2]
+    assert disp.ax_.get_xlabel() == "epoch"
+
+
+def test_rotate_slow_and_batch_keep_shapes(digits):
+    x, y = digits
+    ds = tf.data.Dataset.from_tensor_slices((x[:8], y[:8]))
+    one = next(iter(ds.map(training.rotate_slow)))[0]
+    batch = next(iter(ds.batch(8).map(training.rotate_batch)))[0]
+    assert one.shape == (28, 28, 1) and batch.shape == (8, 28, 28, 1)
+    assert one.dtype == batch.dtype == tf.float32
+    assert not np.array_equal(batch.numpy(), x[:8].astype(np.float32))  # rotated
+
+
+def test_augmentation_differs_between_epochs_even_with_a_global_seed(digits):
+    x, y = digits
+    tf.random.set_seed(0)  # what keras.utils.set_random_seed does, among other things
+    ds = tf.data.Dataset.from_tensor_slices((x[:8], y[:8])).batch(8).map(training.rotate_batch)
+    first, second = (next(iter(ds))[0].numpy() for _ in range(2))
+    assert not np.array_equal(first, second)
+    plain = tf.data.Dataset.from_tensor_slices(x[:8]).map(lambda im: tf.random.uniform([]))
+    assert list(plain.as_numpy_iterator()) == list(plain.as_numpy_iterator())  # the pitfall it avoids
+
+
+def test_time_steps_bad_input():
+    with pytest.raises(TypeError, match="tf.data.Dataset"):
+        training.time_steps(training.small_cnn(), [1, 2, 3])
+    with pytest.raises(ValueError):
+        training.time_steps(training.small_cnn(), tf.data.Dataset.range(3), steps=0)
+
+
+# --- leakage -----------------------------------------------------------------------------
+def test_split_before_shuffle_does_not_leak():
+    ds = tf.data.Dataset.range(100)
+    report = tutor.check_leakage(ds.skip(20).shuffle(80, seed=0), ds.take(20))
+    assert not report.leaked and report.passed and report.overlap == []
+    assert "No leakage" in str(report)
+
+
+def test_split_after_reshuffling_shuffle_leaks_and_says_why():
+    ds = tf.data.Dataset.range(100).shuffle(100, seed=0)
+    report = tutor.check_leakage(ds.skip(20), ds.take(20))
+    assert report.leaked and report.val_changed
+    assert all(isinstance(k, int) and 0 <= k < 100 for k in report.overlap)
+    assert "LEAKAGE" in str(report) and "reshuffle_each_iteration=False" in str(report)
+
+
+def test_reshuffle_each_iteration_false_keeps_the_split():
+    ds = tf.data.Dataset.range(100).shuffle(100, seed=0, reshuffle_each_iteration=False)
+    assert not tutor.check_leakage(ds.skip(20), ds.take(20)).leaked
+
+
+def test_leakage_by_id_key_and_by_hash_in_batches(digits):
+    x, y = digits
+    ds = tf.data.Dataset.from_tensor_slices({"id": tf.range(256, dtype=tf.int64), "image": x, "label": y})
+    assert not tutor.check_leakage(ds.skip(50).batch(16), ds.take(50).batch(16)).leaked
+    report = tutor.check_leakage(ds.skip(40), ds.take(50))
+    assert report.overlap == list(range(40, 50))
+    pairs = tf.data.Dataset.from_tensor_slices((x, y))  # no ids: elements are hashed
+    assert tutor.check_leakage(pairs.skip(40).batch(8), pairs.take(50).batch(8)).leaked
+    assert not tutor.check_leakage(pairs.skip(50), pairs.take(50)).leaked
+
+
+def test_leakage_is_bounded_and_checks_input():
+    with pytest.raises(ValueError, match="repeat"):
+        tutor.check_leakage(tf.data.Dataset.range(5).repeat(), tf.data.Dataset.range(2), max_elements=100)
+    with pytest.raises(TypeError, match="tf.data.Dataset"):
+        tutor.check_leakage([1, 2], tf.data.Dataset.range(2))
+    with pytest.raises(KeyError, match="id"):
+        leakage.check_leakage(tf.data.Dataset.range(3), tf.data.Dataset.range(2), key="id")

@@ -1,0 +1,311 @@
+"""Training with a tf.data pipeline: device report, a small CNN, step times and their bars.
+
+Works with Keras 3 (TF >= 2.16) and Keras 2 (TF 2.15): only ``import keras``
+and APIs both share.
+
+>>> detect_device().cpu_cores >= 1
+True
+"""
+from __future__ import annotations
+
+import os
+import time
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from . import style
+from ._validate import require_dataset, require_positive_int, is_infinite
+
+__all__ = ["DeviceReport", "StepTimer", "StepTimeDisplay", "HistoryDisplay",
+           "compare_step_times", "detect_device", "without_auto_speedups", "rotate_batch", "rotate_slow", "small_cnn", "time_steps"]
+
+
+# -------------------------------------------------------------------- device
+class DeviceReport:
+    """What TensorFlow can compute on: ``gpus`` (names) and ``cpu_cores``."""
+
+    def __init__(self, gpus: Sequence[str], cpu_cores: int):
+        self.gpus = list(gpus)
+        self.cpu_cores = int(cpu_cores)
+
+    @property
+    def has_gpu(self) -> bool:
+        return bool(self.gpus)
+
+    def __str__(self) -> str:
+        if self.has_gpu:
+            return (f"TensorFlow sees {len(self.gpus)} GPU(s): {', '.join(self.gpus)}. Keras places the model "
+                    f"on the GPU; the input pipeline runs on the {self.cpu_cores} CPU core(s). A fast GPU makes "
+                    "each training step cheap, so a slow pipeline shows up even more clearly.")
+        return (f"TensorFlow sees no GPU: the model and the input pipeline share the {self.cpu_cores} CPU "
+                "core(s). Every step below is computed on the CPU; on a GPU the compute part of a step shrinks "
+                "and the input pipeline becomes the bottleneck sooner.")
+
+    __repr__ = __str__
+
+
+def detect_device() -> DeviceReport:
+    """Which GPUs TensorFlow sees, and how many CPU cores this process may use."""
+    gpus = [d.name for d in tf.config.list_physical_devices("GPU")]
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS and Windows
+        cores = os.cpu_count() or 1
+    return DeviceReport(gpus, cores)
+
+
+# --------------------------------------------------------------------- model
+def small_cnn(input_shape: tuple[int, int, int] = (28, 28, 1), num_classes: int = 10, *,
+              seed: int = 0, learning_rate: float = 1e-3, filters: tuple[int, int] = (16, 32)):
+    """A small compiled CNN that takes uint8 or float images in 0..255.
+
+    Two convolution blocks, then a dense layer; about 30k weights for 28x28
+    digits, so a CPU trains it in seconds. Seeds Keras first, so that the same
+    ``seed`` gives the same initial weights.
+    """
+    import keras
+
+    keras.utils.set_random_seed(seed)
+    model = keras.Sequential([
+        keras.Input(shape=input_shape),
+        keras.layers.Rescaling(1.0 / 255),
+        keras.layers.Conv2D(filters[0], 3, activation="relu"),
+        keras.layers.MaxPooling2D(),
+        keras.layers.Conv2D(filters[1], 3, activation="relu"),
+        keras.layers.MaxPooling2D(),
+        keras.layers.Flatten(),
+        keras.layers.Dense(32, activation="relu"),
+        keras.layers.Dense(num_classes),
+    ])
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    return model
+
+
+# ---------------------------------------------------------------- step times
+def _step_timer_class():
+    import keras
+
+    class StepTimer(keras.callbacks.Callback):
+        """A Keras callback that records the wall time of every training step.
+
+        A step's time runs from the end of the previous step to the end of this
+        one, so it includes waiting for the input pipeline. ``step_seconds`` is a
+        NumPy array; the first step also holds tracing and is usually dropped.
+        """
+
+        def __init__(self):
+            super().__init__()
+            self._ends: list[float] = []
+            self._start = None
+
+        def on_train_begin(self, logs=None):
+            self._ends, self._start = [], None
+
+        def on_train_batch_begin(self, batch, logs=None):
+            if self._start is None:
+                self._start = time.perf_counter()
+
+        def on_train_batch_end(self, batch, logs=None):
+            self._ends.append(time.perf_counter())
+
+        @property
+        def step_seconds(self) -> np.ndarray:
+            if not self._ends:
+                return np.zeros(0)
+            return np.diff(np.array([self._start] + self._ends))
+
+    return StepTimer
+
+
+_STEP_TIMER = None
+
+
+def __getattr__(name):  # StepTimer is built on first use, so importing tutor does not import Keras
+    global _STEP_TIMER
+    if name == "StepTimer":
+        if _STEP_TIMER is None:
+            _STEP_TIMER = _step_timer_class()
+        return _STEP_TIMER
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def time_steps(model, dataset: tf.data.Dataset, *, steps: int = 20, warmup: int = 6) -> np.ndarray:
+    """Train ``model`` for ``warmup + steps`` steps on ``dataset``; the last ``steps`` step times (s).
+
+    A finite dataset is repeated, so it never runs out. The warm-up steps are
+    dropped: the first one traces the model, and while it does, the pipeline
+    fills the buffers ahead of the model, so the next few steps find their
+    batch ready even when the pipeline is slow.
+    """
+    require_dataset(dataset, "time_steps")
+    steps = require_positive_int(steps, "steps", "time_steps")
+    warmup = require_positive_int(warmup, "warmup", "time_steps", minimum=0)
+    if not is_infinite(dataset):
+        dataset = dataset.repeat()
+    timer = __getattr__("StepTimer")()
+    model.fit(dataset, epochs=1, steps_per_epoch=warmup + steps, verbose=0, callbacks=[timer], shuffle=False)
+    return timer.step_seconds[warmup:]
+
+
+def compare_step_times(model_fn: Callable[[], object], datasets: Mapping[str, tf.data.Dataset], *,
+                       steps: int = 20, warmup: int = 6, rounds: int = 1) -> dict[str, np.ndarray]:
+    """Step times of one fresh ``model_fn()`` on each dataset, measured side by side.
+
+    With ``rounds > 1`` the pipelines take turns, and each keeps its round with
+    the lowest median: on a busy machine that filters out bursts of load. One
+    model serves all pipelines (traced once), so only the input differs.
+    """
+    rounds = require_positive_int(rounds, "rounds", "compare_step_times")
+    model = model_fn()
+    models = {name: model for name in datasets}
+    best: dict[str, np.ndarray] = {}
+    for _ in range(rounds):
+        for name, ds in datasets.items():
+            t = time_steps(models[name], ds, steps=steps, warmup=warmup)
+            if name not in best or np.median(t) < np.median(best[name]):
+                best[name] = t
+    return best
+
+
+class StepTimeDisplay:
+    """Bars of the time of each training step, one colour per pipeline.
+
+    ``times`` maps a pipeline name to its step times in seconds; ``medians``
+    and ``ratio(a, b)`` summarize them.
+    """
+
+    def __init__(self, times: Mapping[str, Sequence[float]]):
+        self.times = {str(k): np.asarray(v, dtype=float) for k, v in times.items()}
+
+    @classmethod
+    def from_pipelines(cls, model_fn: Callable[[], object], datasets: Mapping[str, tf.data.Dataset], *,
+                       steps: int = 20, warmup: int = 6, rounds: int = 1) -> "StepTimeDisplay":
+        """Time ``steps`` steps of a fresh ``model_fn()`` on each dataset, in the same run."""
+        return cls(compare_step_times(model_fn, datasets, steps=steps, warmup=warmup, rounds=rounds))
+
+    @property
+    def medians(self) -> dict[str, float]:
+        return {k: float(np.median(v)) for k, v in self.times.items()}
+
+    def ratio(self, slow: str, fast: str) -> float:
+        """How many times slower the median step of ``slow`` is than that of ``fast``."""
+        return self.medians[slow] / self.medians[fast]
+
+    def __str__(self) -> str:
+        return "\n".join(f"{k}: median {m * 1000:.1f} ms per step" for k, m in self.medians.items())
+
+    __repr__ = __str__
+
+    def plot(self, *, ax=None, figsize=(8, 3.5)) -> "StepTimeDisplay":
+        """Draw grouped bars (x: step, y: milliseconds) and dashed median lines."""
+        self.figure_, self.ax_ = style.subplots(ax, figsize)
+        n = len(self.times)
+        width = 0.8 / max(n, 1)
+        self.bars_, self.median_lines_ = {}, {}
+        for i, (name, t) in enumerate(self.times.items()):
+            x = np.arange(len(t)) + (i - (n - 1) / 2) * width
+            self.bars_[name] = self.ax_.bar(x, t * 1000, width=width, color=style.color(i), label=name)
+            self.median_lines_[name] = self.ax_.axhline(np.median(t) * 1000, color=style.color(i), ls="--", lw=1)
+        from matplotlib.ticker import MaxNLocator
+
+        self.ax_.xaxis.set_major_locator(MaxNLocator(integer=True))
+        self.ax_.set_xlabel("training step (after warm-up)")
+        self.ax_.set_ylabel("step time (ms)")
+        self.ax_.set_title("Time per training step: lower is better (dashed: median)")
+        self.ax_.legend(loc="upper right", fontsize="small")
+        return self
+
+
+class HistoryDisplay:
+    """The training curve: loss (and accuracy) per epoch from ``model.fit``'s History."""
+
+    def __init__(self, history: Mapping[str, Sequence[float]]):
+        self.history = {k: [float(v) for v in vals] for k, vals in history.items()}
+
+    @classmethod
+    def from_history(cls, history) -> "HistoryDisplay":
+        """Accept the ``History`` object that ``model.fit`` returns, or its ``.history`` dict."""
+        return cls(getattr(history, "history", history))
+
+    def plot(self, *, ax=None, figsize=(8, 3.2)) -> "HistoryDisplay":
+        """Loss on the left axis, accuracy on a twin axis; validation dashed."""
+        self.figure_, self.ax_ = style.subplots(ax, figsize)
+        self.lines_ = {}
+        epochs = None
+        for i, base in enumerate(["loss", "accuracy"]):
+            target = self.ax_ if base == "loss" else self.ax_.twinx()
+            for prefix, ls in (("", "-"), ("val_", "--")):
+                key = prefix + base
+                if key in self.history:
+                    epochs = np.arange(1, len(self.history[key]) + 1)
+                    (self.lines_[key],) = target.plot(epochs, self.history[key], ls=ls, marker="o",
+                                                      color=style.color(4 if i == 0 else 0), label=key)
+            target.set_ylabel(base)
+            if base == "accuracy":
+                self.acc_ax_ = target
+        self.ax_.set_xlabel("epoch")
+        if epochs is not None:
+            self.ax_.set_xticks(epochs)
+        handles = list(self.lines_.values())
+        self.ax_.legend(handles, [h.get_label() for h in handles], loc="center right", fontsize="small")
+        self.ax_.set_title("Training curve: loss falls, accuracy rises (dashed: validation)")
+        return self
+
+
+# ------------------------------------------------------------- augmentation
+_GENERATOR = None
+
+
+def _random_degrees(shape, degrees: float) -> tf.Tensor:
+    """Random angles (radians) from one tf.random.Generator whose state lives in a variable.
+
+    A plain ``tf.random.uniform`` inside ``map`` restarts its sequence with every
+    new iterator once a global seed is set (``keras.utils.set_random_seed``), so
+    every epoch would get the same "random" angles. The generator's state
+    carries on from epoch to epoch.
+    """
+    global _GENERATOR
+    if _GENERATOR is None:
+        with tf.init_scope():  # create the variable eagerly, even while a map function is traced
+            _GENERATOR = tf.random.Generator.from_seed(0)
+    return _GENERATOR.uniform(shape, -degrees, degrees) * (np.pi / 180)
+
+
+def rotate_slow(image: tf.Tensor, label: tf.Tensor, degrees: float = 15.0):
+    """Map function: rotate ONE image by a random angle with SciPy inside ``tf.py_function``.
+
+    Deliberately slow: Python runs once per element and holds the GIL, so
+    ``num_parallel_calls`` barely helps. Use as ``ds.map(rotate_slow)`` before ``batch``.
+    """
+    from .rotation import rotate_scipy_tf
+
+    angle = _random_degrees([], degrees)
+    return rotate_scipy_tf(tf.cast(image, tf.float32), angle), label
+
+
+def rotate_batch(images: tf.Tensor, labels: tf.Tensor, degrees: float = 15.0):
+    """Map function: rotate a whole BATCH, each image by its own random angle, in one TF op.
+
+    Use as ``ds.batch(64).map(rotate_batch, num_parallel_calls=tf.data.AUTOTUNE)``.
+    """
+    from .rotation import rotate
+
+    images = tf.cast(images, tf.float32)
+    angles = _random_degrees(tf.shape(images)[:1], degrees)
+    return rotate(images, angles), labels
+
+
+def without_auto_speedups(dataset: tf.data.Dataset) -> tf.data.Dataset:
+    """Turn off what TensorFlow speeds up on its own, for an honest slow baseline.
+
+    Current TensorFlow injects a ``prefetch``, makes plain ``map`` calls
+    parallel and autotunes buffers; this applies
+    :func:`tutor.timeline.naive_options`, which switches all of that off.
+    """
+    from .timeline import naive_options
+
+    return dataset.with_options(naive_options())
