@@ -28,7 +28,7 @@ def test_unbatched_pipeline_is_one_element_per_step():
     assert not disp.batched
     assert disp.order.tolist() == [0, 1, 2, 0, 1, 2]
     disp.plot()
-    assert len(disp.cells_) == 6
+    assert len(disp.cells_.get_paths()) == 6
 
 
 def test_infinite_dataset_is_bounded():
@@ -39,9 +39,9 @@ def test_infinite_dataset_is_bounded():
 def test_plot_draws_a_labelled_cell_per_element_coloured_by_epoch():
     disp = BatchOrderDisplay.from_pipeline(lambda ds: ds.repeat(2).batch(4), n_elements=5).plot()
     assert disp.ax_ is not None and disp.figure_ is disp.ax_.figure
-    assert len(disp.cells_) == 10
+    assert len(disp.cells_.get_paths()) == 10
     assert [t.get_text() for t in disp.texts_] == ["0", "1", "2", "3", "4", "0", "1", "2", "3", "4"]
-    colours = [c.get_facecolor() for c in disp.cells_]
+    colours = [tuple(c) for c in disp.cells_.get_facecolors()]
     assert colours[3] == colours[0] and colours[5] != colours[4]  # epoch 2 starts at the 6th element
     assert disp.ax_.get_xlabel() and disp.ax_.get_ylabel() and disp.ax_.get_title("left")
 

@@ -126,8 +126,10 @@ class BatchOrderDisplay:
     def plot(self, *, ax=None, title: str | None = None) -> "BatchOrderDisplay":
         """Draw the batches as rows of labelled cells; returns ``self``.
 
-        Sets ``ax_``, ``figure_``, ``cells_`` (one Rectangle per element) and ``texts_``.
+        Sets ``ax_``, ``figure_``, ``cells_`` (a PatchCollection with one box per
+        element, coloured by epoch) and ``texts_`` (the element labels).
         """
+        from matplotlib.collections import PatchCollection
         from matplotlib.patches import Patch, Rectangle
 
         rows = self.batches if self.batched else [self.order.tolist()]
@@ -135,13 +137,15 @@ class BatchOrderDisplay:
         width = max([len(r) for r in rows] + [1])
         fig, ax = style.subplots(ax, figsize=(min(max(5.0, 1.6 + 0.55 * width), 14), min(max(2.2, 1.2 + 0.42 * len(rows)), 9)))
         ax.clear()
-        cells, texts = [], []
+        boxes, colours, texts = [], [], []
         for r, (row, row_epochs) in enumerate(zip(rows, epochs)):
             for c, (element, epoch) in enumerate(zip(row, row_epochs)):
-                rect = Rectangle((c, r), 0.94, 0.88, facecolor=style.color(epoch), edgecolor="black", lw=0.6)
-                ax.add_patch(rect)
-                cells.append(rect)
+                boxes.append(Rectangle((c, r), 0.94, 0.88))
+                colours.append(style.color(epoch))
                 texts.append(ax.text(c + 0.47, r + 0.44, str(element), ha="center", va="center", fontsize=9))
+        # One collection for all cells: far faster to draw than one patch each.
+        cells = PatchCollection(boxes, facecolors=colours, edgecolors="black", linewidths=0.6)
+        ax.add_collection(cells)
         ax.set_xlim(-0.1, width + 0.1)
         ax.set_ylim(len(rows) + 0.05, -0.1)
         if self.batched:

@@ -132,31 +132,51 @@ class ShuffleDisplay:
         Sets ``ax_``, ``figure_``, ``points_`` and ``limit_`` (or None).
         """
         fig, ax = style.subplots(ax, figsize=(6.5, 4.2))
-        ax.clear()
         pos = np.arange(self.order.size)
         epochs = self.epochs
         colors = [style.color(e if e < 7 else 7) for e in epochs.tolist()]
+        limit_x, limit_y = self._limit_line() if show_limit and self.buffer_size is not None else (None, None)
+        label = f"limit: id <= position + {self.buffer_size - 1}" if limit_x is not None else None
+        if title is None:
+            title = self._default_title()
+        previous = getattr(ax, "_tutor_shuffle", None)
+        artists = getattr(ax, "_tutor_shuffle_artists", (None, None))
+        if previous == (self.n_elements, self.order.size, limit_x is not None) and artists[0] in ax.collections:
+            # Same layout as the last drawing on these axes: change the data only (fast, for explorers).
+            self.points_, self.limit_ = artists
+            self.points_.set_offsets(np.column_stack([pos, self.order]))
+            self.points_.set_facecolor(colors)
+            if self.limit_ is not None:
+                self.limit_.set_data(limit_x, limit_y)
+                ax.get_legend().get_texts()[0].set_text(label)
+            ax.set_title(title, loc="left")
+            self.ax_, self.figure_ = ax, fig
+            return self
+        ax.clear()
         size = 14 if self.order.size <= 200 else 5
         self.points_ = ax.scatter(pos, self.order, c=colors, s=size, linewidths=0)
         self.limit_ = None
-        if show_limit and self.buffer_size is not None:
-            n, b = self.n_elements, self.buffer_size
-            xs, ys = [], []
-            for e in range(int(epochs.max()) + 1):
-                x = np.arange(n) + e * n
-                xs += [*x.tolist(), np.nan]
-                ys += [*np.minimum(np.arange(n) + b - 1, n - 1).tolist(), np.nan]
-            (self.limit_,) = ax.plot(xs, ys, ls="--", lw=1.2, color="black", label=f"limit: id <= position + {b - 1}")
+        if limit_x is not None:
+            (self.limit_,) = ax.plot(limit_x, limit_y, ls="--", lw=1.2, color="black", label=label)
             ax.legend(loc="lower right", frameon=False, fontsize="small")
         ax.set_xlabel("output position (order the pipeline emits)")
         ax.set_ylabel("element id (input position)")
         ax.set_xlim(-1, max(self.order.size, 2))
         ax.set_ylim(-1, self.n_elements)
-        if title is None:
-            title = self._default_title()
         ax.set_title(title, loc="left")
+        ax._tutor_shuffle = (self.n_elements, self.order.size, self.limit_ is not None)
+        ax._tutor_shuffle_artists = (self.points_, self.limit_)
         self.ax_, self.figure_ = ax, fig
         return self
+
+    def _limit_line(self) -> tuple[list, list]:
+        """The dashed limit, one segment per epoch: at position j, ids up to j + buffer_size - 1."""
+        n, b = self.n_elements, self.buffer_size
+        xs, ys = [], []
+        for e in range(int(self.epochs.max()) + 1):
+            xs += [*(np.arange(n) + e * n).tolist(), np.nan]
+            ys += [*np.minimum(np.arange(n) + b - 1, n - 1).tolist(), np.nan]
+        return xs, ys
 
     def _default_title(self) -> str:
         s = self.stats

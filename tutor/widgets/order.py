@@ -85,5 +85,5 @@ def order_explorer(
         mixed = len(disp.mixed_batches)
         return f"<code>{code}</code><br>batch sizes: {sizes} &nbsp; batches mixing epochs: {mixed}"
 
-    explorer = Explorer(controls, compute, draw=draw, describe=describe, figsize=(7.5, 4.0), columns=3, name="order_explorer")
+    explorer = Explorer(controls, compute, draw=draw, describe=describe, figsize=(7.5, 4.0), columns=3, name="order_explorer", margins={"right": 0.85})
     return explorer

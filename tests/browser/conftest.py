@@ -1,0 +1,87 @@
+"""Fixtures for the real-browser tests: Jupyter servers on 127.0.0.1 and headless Chromium.
+
+These tests need a browser and take minutes, so they run only when asked:
+``make browser`` sets TUTOR_BROWSER_TESTS=1 (``pytest tests`` alone skips them).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+import harness
+
+REQUESTED = os.environ.get("TUTOR_BROWSER_TESTS") == "1"
+
+
+def pytest_collection_modifyitems(config, items):
+    if REQUESTED:
+        return
+    skip = pytest.mark.skip(reason="browser tests run with `make browser` (TUTOR_BROWSER_TESTS=1)")
+    for item in items:
+        if "tests/browser" in str(item.path).replace(os.sep, "/"):
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def playwright_instance():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_instance):
+    browser = harness.launch_browser(playwright_instance)
+    yield browser
+    browser.close()
+
+
+def _server(app):
+    workdir = harness.new_workdir(f"tutor-browser-{app}-")
+    server = harness.start_server(app, harness.notebooks_dir(), workdir)
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def lab_server():
+    yield from _server("lab")
+
+
+@pytest.fixture(scope="session")
+def notebook_server():
+    yield from _server("notebook")
+
+
+@pytest.fixture
+def page(browser, request):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    messages = []
+    page.on("pageerror", lambda exc: messages.append(f"pageerror: {exc}"))
+    page.on("console", lambda msg: messages.append(f"console.{msg.type}: {msg.text}") if msg.type == "error" else None)
+    page.console_errors = messages
+    yield page
+    if getattr(request.node, "rep_failed", False):
+        harness.ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(harness.ARTIFACTS / f"FAILED-{request.node.name}.png"), full_page=True)
+    context.close()
+    for server in list(harness.RUNNING):  # free the lesson's kernel before the next one starts
+        try:
+            server.shutdown_kernels()
+        except OSError:
+            pass
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        item.rep_failed = True
