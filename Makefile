@@ -20,10 +20,12 @@ $(STAMP): requirements.txt pyproject.toml
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/00_start_here.ipynb
 
-test: unit nbval
+# Everything CI runs: unit tests, the lessons under nbval, lesson 04 on the legacy
+# tensorflow-addons stack, the Colab stack, the Binder environment, and a real browser.
+test: unit nbval legacy-env colab-env binder-env browser
 
 unit: $(STAMP)
-	$(PY) -m pytest tests -q
+	$(PY) -m pytest tests -q --ignore=tests/browser
 
 nbval: $(STAMP)
 	$(PY) -m pytest -q --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg notebooks

@@ -1,0 +1,197 @@
+"""The Timeline: a table of who worked on which element when (pure NumPy).
+
+Both :func:`tutor.timeline.record` (a real run) and
+:func:`tutor.timeline.simulate` (a model) return a :class:`Timeline`, so they
+can be drawn and compared the same way.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+
+#: Name of the consumer row (the training step, "the accelerator").
+CONSUMER = "consumer"
+
+#: dtype of :attr:`Timeline.events`: one row per piece of work.
+EVENT_DTYPE = np.dtype(
+    [("stage", "U32"), ("element", "i8"), ("step", "i8"), ("epoch", "i8"), ("start", "f8"), ("end", "f8")]
+)
+
+#: dtype of :attr:`Timeline.steps`: one row per consumer step.
+STEP_DTYPE = np.dtype([("step", "i8"), ("request", "f8"), ("start", "f8"), ("end", "f8")])
+
+
+def make_events(rows: Iterable[tuple]) -> np.ndarray:
+    """A structured array with :data:`EVENT_DTYPE` from ``(stage, element, step, epoch, start, end)`` rows."""
+    return np.array(list(rows), dtype=EVENT_DTYPE)
+
+
+def make_steps(rows: Iterable[tuple]) -> np.ndarray:
+    """A structured array with :data:`STEP_DTYPE` from ``(step, request, start, end)`` rows."""
+    return np.array(list(rows), dtype=STEP_DTYPE)
+
+
+def union_length(starts: np.ndarray, ends: np.ndarray) -> float:
+    """Total length covered by the intervals ``[starts[i], ends[i]]`` (overlaps counted once).
+
+    >>> union_length(np.array([0.0, 1.0, 5.0]), np.array([2.0, 3.0, 6.0]))
+    4.0
+    """
+    if len(starts) == 0:
+        return 0.0
+    order = np.argsort(starts, kind="stable")
+    total, cur_start, cur_end = 0.0, float(starts[order[0]]), float(ends[order[0]])
+    for i in order[1:]:
+        s, e = float(starts[i]), float(ends[i])
+        if s > cur_end:
+            total += cur_end - cur_start
+            cur_start, cur_end = s, e
+        else:
+            cur_end = max(cur_end, e)
+    return total + cur_end - cur_start
+
+
+class Timeline:
+    """What happened, stage by stage and element by element, in one run.
+
+    Parameters
+    ----------
+    events : structured array with :data:`EVENT_DTYPE`
+        One row per piece of work: ``stage``, ``element`` (position in the order
+        the consumer received elements; for a stage after ``batch`` the first
+        element of the batch), ``step`` (the consumer step that used it),
+        ``epoch`` (0-based), ``start`` and ``end`` in seconds since the run began.
+        The consumer's training steps are rows with ``stage == "consumer"``.
+    steps : structured array with :data:`STEP_DTYPE`
+        Per consumer step: when it asked for input (``request``), when it got it
+        (``start``) and when the step finished (``end``).
+    stages : list of str
+        Producer stage names, from source to consumer.
+    label : str
+        Shown in plots. A model (``model=True``) is always labelled "model".
+    model : bool
+        True for :func:`simulate` output, False for a recorded run.
+    meta : dict
+        Free-form facts about the run (``cache_hits``, ``code`` ...).
+
+    Examples
+    --------
+    >>> tl = simulate([("map", 0.01)], step_time=0.01, steps=3)   # doctest: +SKIP
+    >>> round(tl.total_time, 3)                                    # doctest: +SKIP
+    0.06
+    """
+
+    def __init__(self, events: np.ndarray, steps: np.ndarray, stages: Sequence[str], *, label: str = "",
+                 model: bool = False, meta: dict | None = None):
+        self.events = np.asarray(events, dtype=EVENT_DTYPE)
+        self.steps = np.asarray(steps, dtype=STEP_DTYPE)
+        self.stages = [str(s) for s in stages]
+        self.model = bool(model)
+        label = str(label)
+        if self.model and "model" not in label:
+            label = f"{label} (model)" if label else "model"
+        self.label = label
+        self.meta = dict(meta or {})
+
+    # ----------------------------------------------------------------- numbers
+    @property
+    def n_steps(self) -> int:
+        """How many consumer steps ran."""
+        return int(len(self.steps))
+
+    @property
+    def total_time(self) -> float:
+        """Seconds from the start of the run (iterator creation) to the end of the last step."""
+        return float(self.steps["end"].max()) if len(self.steps) else 0.0
+
+    @property
+    def wait_times(self) -> np.ndarray:
+        """Per step: seconds the consumer waited for its input."""
+        return self.steps["start"] - self.steps["request"]
+
+    @property
+    def consumer_time(self) -> float:
+        """Seconds the consumer spent working (the sum of its step times)."""
+        return float(np.sum(self.steps["end"] - self.steps["start"]))
+
+    @property
+    def consumer_wait_fraction(self) -> float:
+        """Fraction of the run during which the consumer (the "accelerator") sat waiting for input."""
+        total = self.total_time
+        return float(np.sum(self.wait_times) / total) if total > 0 else 0.0
+
+    def stage_events(self, stage: str) -> np.ndarray:
+        """The rows of :attr:`events` that belong to ``stage``."""
+        return self.events[self.events["stage"] == stage]
+
+    @property
+    def stage_busy_time(self) -> dict[str, float]:
+        """Per stage: total seconds of work, summed over parallel workers."""
+        return {s: float(np.sum(e["end"] - e["start"])) for s in self.stages for e in [self.stage_events(s)]}
+
+    @property
+    def stage_busy_fraction(self) -> dict[str, float]:
+        """Per stage: fraction of the run during which at least one worker of the stage was busy."""
+        total = self.total_time
+        out = {}
+        for s in self.stages:
+            e = self.stage_events(s)
+            out[s] = union_length(e["start"], e["end"]) / total if total > 0 else 0.0
+        return out
+
+    @property
+    def stage_concurrency(self) -> dict[str, float]:
+        """Per stage: average number of workers busy at once (above 1 means real parallel work)."""
+        total = self.total_time
+        return {s: (t / total if total > 0 else 0.0) for s, t in self.stage_busy_time.items()}
+
+    @property
+    def producer_time(self) -> float:
+        """Seconds of work in all producer stages together (what one core would need).
+
+        Stages listed in ``meta["passive_stages"]`` (``batch``: its bars show
+        elements arriving, not work) are left out.
+        """
+        passive = set(self.meta.get("passive_stages", ()))
+        return float(sum(t for s, t in self.stage_busy_time.items() if s not in passive))
+
+    def summary(self) -> dict:
+        """The headline numbers, rounded for printing."""
+        return {
+            "label": self.label,
+            "steps": self.n_steps,
+            "total_s": round(self.total_time, 3),
+            "consumer_wait_fraction": round(self.consumer_wait_fraction, 2),
+            "stage_busy_fraction": {k: round(v, 2) for k, v in self.stage_busy_fraction.items()},
+        }
+
+    def __repr__(self) -> str:
+        kind = "model" if self.model else "recorded"
+        return (f"Timeline({self.label!r}, {kind}, steps={self.n_steps}, total_time={self.total_time:.3f} s, "
+                f"consumer_wait_fraction={self.consumer_wait_fraction:.2f})")
+
+
+def physical_limit(producer_time: float, consumer_time: float, parallelism: int = 1, *,
+                   shared_cpu: bool = False) -> float:
+    """The shortest time a pipeline could take: its ideal, to print beside a measured time.
+
+    The producer's work can at best spread over ``parallelism`` cores; the
+    consumer's steps run one after another; with perfect overlap the run takes
+    as long as the larger of the two. When the consumer also runs on the same
+    CPU cores (training on a CPU), the two share the cores and
+    ``shared_cpu=True`` adds that bound too.
+
+    >>> physical_limit(8.0, 3.0, 2)
+    4.0
+    >>> physical_limit(8.0, 3.0, 2, shared_cpu=True)
+    5.5
+    """
+    if parallelism < 1:
+        raise ValueError(f"parallelism must be >= 1, got {parallelism}.")
+    if producer_time < 0 or consumer_time < 0:
+        raise ValueError("producer_time and consumer_time must be >= 0 seconds.")
+    limit = max(producer_time / parallelism, consumer_time)
+    if shared_cpu:
+        limit = max(limit, (producer_time + consumer_time) / parallelism)
+    return float(limit)

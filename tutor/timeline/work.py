@@ -1,0 +1,113 @@
+"""Stand-ins for real work inside a pipeline, each with a known cost.
+
+* :func:`sleep_work`: Python ``time.sleep`` in ``tf.py_function``. Sleeping
+  releases the GIL, like reading a file or waiting on a network, so several
+  of them run at once in a parallel ``map``.
+* :func:`python_busy_work`: a pure-Python loop in ``tf.py_function``. It holds
+  the GIL, so a parallel ``map`` cannot run two of them at once.
+* :func:`tf_busy_work`: TensorFlow's own ops (matrix products). No Python,
+  no GIL: it runs in parallel, up to the number of CPU cores.
+
+Each returns a function for ``map`` that passes its input through unchanged
+(shape and dtype kept) after doing the work.
+"""
+from __future__ import annotations
+
+import functools
+import time
+from typing import Callable
+
+import tensorflow as tf
+
+
+def _check_seconds(seconds: float, where: str) -> float:
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= 10:
+        raise ValueError(f"{where}: seconds must be a number between 0 and 10, got {seconds!r}.")
+    return float(seconds)
+
+
+def _through_py_function(work: Callable[[], None]) -> Callable:
+    def fn(x):
+        def run(value):
+            work()
+            return value
+
+        y = tf.py_function(run, [x], Tout=x.dtype)
+        y.set_shape(x.shape)  # py_function forgets static shapes; give it back
+        return y
+
+    return fn
+
+
+def sleep_work(seconds: float) -> Callable:
+    """A map function that sleeps ``seconds`` (releasing the GIL), then returns its input.
+
+    >>> ds = tf.data.Dataset.range(3).map(sleep_work(0.001))
+    >>> list(ds.as_numpy_iterator())
+    [0, 1, 2]
+    """
+    seconds = _check_seconds(seconds, "sleep_work")
+    return _through_py_function(lambda: time.sleep(seconds))
+
+
+@functools.lru_cache(maxsize=1)
+def loops_per_second() -> float:
+    """How many iterations of :func:`spin` this machine runs per second (measured once, best of 3)."""
+    n = 200_000
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        spin(n)
+        best = min(best, time.perf_counter() - start)
+    return n / best
+
+
+def spin(loops: int) -> int:
+    """A fixed amount of pure-Python work: ``loops`` additions, holding the GIL."""
+    x = 0
+    for i in range(loops):
+        x += i
+    return x
+
+
+def busy_wait(seconds: float) -> None:
+    """Compute in pure Python for about ``seconds`` (on an idle core), holding the GIL.
+
+    The amount of *work* is fixed, not the wall time: two threads sharing the
+    GIL take twice as long, which is the point.
+    """
+    spin(int(seconds * loops_per_second()))
+
+
+def python_busy_work(seconds: float) -> Callable:
+    """A map function that computes in pure Python for ``seconds`` (holding the GIL).
+
+    >>> ds = tf.data.Dataset.range(2).map(python_busy_work(0.001))
+    >>> list(ds.as_numpy_iterator())
+    [0, 1]
+    """
+    seconds = _check_seconds(seconds, "python_busy_work")
+    return _through_py_function(lambda: busy_wait(seconds))
+
+
+def tf_busy_work(repeats: int = 20, size: int = 96) -> Callable:
+    """A map function doing ``repeats`` TensorFlow matrix products of ``size`` x ``size`` (no Python, no GIL).
+
+    >>> ds = tf.data.Dataset.range(2).map(tf_busy_work(2, 8))
+    >>> list(ds.as_numpy_iterator())
+    [0, 1]
+    """
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"tf_busy_work: repeats must be a whole number >= 1, got {repeats!r}.")
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ValueError(f"tf_busy_work: size must be a whole number >= 1, got {size!r}.")
+
+    def fn(x):
+        # A random start (a stateful op) so that TensorFlow cannot fold the products into a constant ahead of time;
+        # entries in [0, 2/size) keep the products from growing without bound.
+        m = tf.random.uniform([size, size], 0.0, 2.0 / size)
+        m = tf.while_loop(lambda i, a: i < repeats, lambda i, a: (i + 1, tf.matmul(a, a)), (0, m))[1]
+        with tf.control_dependencies([m]):
+            return tf.identity(x)
+
+    return fn
