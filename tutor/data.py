@@ -169,10 +169,12 @@ def _online(timeout: float = 2.0) -> bool:
 
     def connect():
         try:
-            socket.create_connection(_MNIST_HOST, timeout=timeout).close()
-            answered.append(True)
+            connection = socket.create_connection(_MNIST_HOST, timeout=timeout)
         except OSError:
-            pass
+            return
+        if connection is not None:
+            connection.close()
+            answered.append(True)
 
     probe = threading.Thread(target=connect, daemon=True)
     probe.start()
