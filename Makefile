@@ -81,6 +81,10 @@ envs: binder-env colab-env
 benchmarks: $(STAMP)
 	$(PY) benchmarks/notebooks.py
 	$(PY) benchmarks/widgets.py
+	$(PY) benchmarks/augment.py 10000
+	$(PY) benchmarks/timeline.py
+	$(PY) benchmarks/tfrecord_training.py
+	$(PY) benchmarks/service.py
 
 # ---------------------------------------------------------------------------
 # Lesson 04 in the last stack where tensorflow-addons installs (TF 2.15.1, Keras 2,

@@ -75,11 +75,14 @@ def new_figure(width: float, height: float, margins: dict | None = None):
     from matplotlib.figure import Figure
 
     scale = 1.3 if is_presentation() else 1.0
-    fig = Figure(figsize=(width * scale, height * scale), dpi=90)
+    fig = Figure(figsize=(width * scale, height * scale), dpi=EXPLORER_DPI)
     FigureCanvasAgg(fig)
     fig.subplots_adjust(**{**EXPLORER_MARGINS, **(margins or {})})
     return fig
 
+
+#: Explorer figures are PNGs redrawn on every move: a modest resolution keeps each redraw quick.
+EXPLORER_DPI = 90
 
 #: Room for two-line titles, axis labels and a legend on the right, as figure fractions.
 EXPLORER_MARGINS = {"left": 0.11, "right": 0.97, "top": 0.83, "bottom": 0.14}
