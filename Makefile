@@ -92,7 +92,8 @@ benchmarks: $(STAMP)
 # tensorflow-addons 0.23, Python 3.11): the augmentation tests, where the tfa tests
 # run instead of being skipped, and tests/test_augment_notebook_legacy.py, which
 # executes notebook 04 in this venv's kernel (no outputs written) and checks that the
-# tfa path ran and nothing reached stderr.
+# tfa path ran and nothing reached stderr. The pipeline doctor's tests run here too,
+# since it reads TensorFlow's op graph, which changes between versions.
 .PHONY: legacy-env
 LEGACY_PYTHON ?= python3.11
 LEGACY_VENV   := .venv-legacy
@@ -104,7 +105,7 @@ $(LEGACY_VENV)/.installed: requirements-legacy.txt
 	touch $@
 
 legacy-env: $(LEGACY_VENV)/.installed
-	$(LEGACY_VENV)/bin/python -m pytest -q -rs -p no:cacheprovider tests/test_augment*.py tests/test_bench.py tests/test_checks_lesson04.py
+	$(LEGACY_VENV)/bin/python -m pytest -q -rs -p no:cacheprovider tests/test_augment*.py tests/test_bench.py tests/test_checks_lesson04.py tests/test_doctor.py
 
 # Lessons 05-06: overhead of recorded timelines (target: within 5%) and timeline_explorer redraw time.
 .PHONY: benchmark-timeline
