@@ -148,15 +148,21 @@ class BatchOrderDisplay:
         ax.add_collection(cells)
         ax.set_xlim(-0.1, width + 0.1)
         ax.set_ylim(len(rows) + 0.05, -0.1)
+        # Row and column numbers are plain texts rather than axis ticks: they look the same and
+        # draw several times faster, which keeps the explorers quick.
+        ax.set_xticks([])
+        ax.set_yticks([])
+        small = {"fontsize": "small", "clip_on": False}
+        for c in range(width):
+            ax.text(c + 0.47, len(rows) + 0.1, str(c), ha="center", va="top", **small)
         if self.batched:
-            ax.set_xlabel("position inside the batch")
-            ax.set_ylabel("batch, in the order emitted")
-            ax.set_yticks(np.arange(len(rows)) + 0.44, [f"{i} ({len(b)})" for i, b in enumerate(rows)])
+            ax.set_xlabel("position inside the batch", labelpad=14)
+            ax.set_ylabel("batch, in the order emitted (size)", labelpad=30)
+            for r, b in enumerate(rows):
+                ax.text(-0.12, r + 0.44, f"{r} ({len(b)})", ha="right", va="center", **small)
         else:
-            ax.set_xlabel("step (one element per step: nothing is batched)")
+            ax.set_xlabel("step (one element per step: nothing is batched)", labelpad=14)
             ax.set_ylabel("")
-            ax.set_yticks([])
-        ax.set_xticks(np.arange(width) + 0.47, [str(i) for i in range(width)])
         ax.tick_params(length=0)
         for side in ("top", "right", "bottom", "left"):
             ax.spines[side].set_visible(False)
