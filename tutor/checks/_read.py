@@ -21,7 +21,8 @@ def elements(ds: tf.data.Dataset, limit: int = 1000) -> list:
     """Up to ``limit`` elements as NumPy values; fail when there are more (an endless pipeline)."""
     values = list(ds.take(limit + 1).as_numpy_iterator())
     if len(values) > limit:
-        fail(f"your dataset produced more than {limit} elements; did you use repeat() with no count?")
+        fail(f"your dataset produced more than {limit} elements: it never ends, or is far longer than asked. "
+             "Did you use repeat() with no count?")
     return values
 
 

@@ -15,6 +15,7 @@ import tensorflow as tf
 
 from ..timeline import Pipeline, naive_options
 from ..timeline.work import sleep_work
+from . import _read
 from ._core import Question, Result, fail
 
 __all__ = ["decode", "augment", "slow_pipeline", "decode_calls", "q2_pipeline", "q4_pipeline",
@@ -79,11 +80,7 @@ class FunctionQuestion(Question):
 
 
 def _values(ds: tf.data.Dataset, limit: int = 100) -> np.ndarray:
-    if not isinstance(ds, tf.data.Dataset):
-        fail(f"your function should return a tf.data.Dataset, got {type(ds).__name__}.")
-    batches = list(ds.take(limit + 1).as_numpy_iterator())
-    if len(batches) > limit:
-        fail("your pipeline never ends: did repeat() lose its count? Keep repeat(3).")
+    batches = _read.elements(_read.dataset(ds, "your function to return a tf.data.Dataset"), limit)
     if not batches or np.ndim(batches[0]) != 1:
         fail("expected batches of 4 numbers: keep .batch(4) as the last stage.")
     return np.concatenate(batches)
@@ -206,10 +203,7 @@ def _check_q3(answer: Any) -> str:
     if isinstance(answer, tf.data.Dataset) or not callable(answer):
         fail("pass your function that takes `source` and returns the dataset, without calling it.")
     before = decode_calls()
-    ds = answer(_source())
-    if not isinstance(ds, tf.data.Dataset):
-        fail(f"your function should return a tf.data.Dataset, got {type(ds).__name__}.")
-    values = _values(ds)
+    values = _values(answer(_source()))
     runs = decode_calls() - before
     _check_content(values)
     if runs > N_FILES:

@@ -15,6 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 from ..timeline.work import busy_wait
+from . import _read
 from ._core import Question, fail
 
 __all__ = ["N_SAMPLES", "SHAPE", "LOAD_SECONDS", "load_sample", "load_sample_python", "samples", "signature",
@@ -87,8 +88,7 @@ def _expected():
 
 
 def _check_q1(answer: Any) -> str:
-    if not isinstance(answer, tf.data.Dataset):
-        fail(f"expected a tf.data.Dataset made with tf.data.Dataset.from_generator, got {type(answer).__name__}.")
+    answer = _read.dataset(answer, "a tf.data.Dataset made with tf.data.Dataset.from_generator")
     spec = answer.element_spec
     if not (isinstance(spec, tuple) and len(spec) == 2):
         fail(f"each element should be a pair (image, label); element_spec is {spec}.")
@@ -124,8 +124,7 @@ q1 = Question(
 
 
 def _check_q2(answer: Any) -> str:
-    if not isinstance(answer, tf.data.Dataset):
-        fail(f"expected a tf.data.Dataset, got {type(answer).__name__}.")
+    answer = _read.dataset(answer, "a tf.data.Dataset")
     spec = answer.element_spec
     if not (isinstance(spec, tuple) and len(spec) == 2):
         fail(f"each element should be a batch pair (images, labels); element_spec is {spec}.")

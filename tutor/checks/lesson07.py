@@ -106,37 +106,13 @@ def parse_stages(ds: tf.data.Dataset, ops: tuple[str, ...] = _PARSE_OPS) -> list
     """The pipeline's stages from source to output, as ``(op name, calls one of ops?)``.
 
     By default ``ops`` are the Example-parsing ops. Read from the dataset's
-    graph, so it shows what the pipeline does, whatever it was named.
+    graph by the pipeline doctor's reader, so it shows what the pipeline does,
+    whatever it was named.
     """
-    raw = tf.raw_ops.DatasetToGraphV2(input_dataset=ds._variant_tensor, external_state_policy=1,
-                                      strip_device_assignment=True)
-    graph = tf.compat.v1.GraphDef.FromString(raw.numpy())
-    nodes = {n.name: n for n in graph.node}
-    functions = {f.signature.name: f for f in graph.library.function}
+    from ..doctor._graph import read_pipeline
 
-    def parses(func_name: str, seen: set) -> bool:
-        if func_name in seen or func_name not in functions:
-            return False
-        seen.add(func_name)
-        for nd in functions[func_name].node_def:
-            if nd.op in ops:
-                return True
-            if any(v.func.name and parses(v.func.name, seen) for v in nd.attr.values()):
-                return True
-        return False
-
-    out = next((n for n in graph.node if n.op == "_Retval"), None)
-    chain = []
-    name = out.input[0] if out is not None and out.input else None
-    while name:
-        node = nodes.get(name.split(":")[0].lstrip("^"))
-        if node is None:
-            break
-        funcs = [v.func.name for v in node.attr.values() if v.func.name]
-        chain.append((node.op, any(parses(f, set()) for f in funcs)))
-        inputs = [i for i in node.input if not i.startswith("^") and "Dataset" in i.split("/")[0]]
-        name = inputs[0] if inputs else None
-    return chain[::-1]
+    wanted = set(ops)
+    return [(stage.op, bool(stage.fn_ops & wanted)) for stage in read_pipeline(ds)]
 
 
 def example_files(n: int = 256, num_shards: int = 4, directory: str | None = None) -> list[str]:
