@@ -1,4 +1,4 @@
-"""Lesson 04 benchmark: random rotation of N digit images along each path, timed on the same data.
+"""Lesson 05 benchmark: random rotation of N digit images along each path, timed on the same data.
 
     python benchmarks/augment.py 2000          # a few thousand, like CI
     python benchmarks/augment.py 60000         # the seed's full MNIST-sized run
@@ -22,7 +22,7 @@ import tutor  # noqa: F401  (quiet TensorFlow first)
 import numpy as np
 
 from tutor.augment import RotationTimingDisplay
-from tutor.rotation import available_paths, tfa_status
+from tutor.augment.rotation import available_paths, tfa_status
 
 TARGETS = {"scipy / tf": 5.0, "tf / tf-batched": 3.0}
 
@@ -74,7 +74,7 @@ def main(argv=None) -> int:
         slow, fast = name.split(" / ")
         print(f"ratio {name:<16} {value:6.1f}x  ({verdict} the {target:g}x target; CPU-time ratio {cpu[slow] / cpu[fast]:.1f}x)")
     from tutor.bench import time_pipeline
-    from tutor.rotation import rotation_angles, rotation_dataset
+    from tutor.augment.rotation import rotation_angles, rotation_dataset
 
     auto = time_pipeline(rotation_dataset(images, rotation_angles(args.n, 30, seed=0), "tf", batch_size=args.batch_size,
                                           auto_parallel=True), repeats=args.repeats, count="rows")

@@ -6,7 +6,7 @@ Run it from the repository root (a person runs it; it is not a CI test)::
     .venv/bin/python benchmarks/notebooks.py notebooks/03_shuffle.ipynb --runs 2
 
 Each notebook runs in a fresh kernel (offline data, as in CI) through
-:func:`tutor.nbtools.execute`, without writing outputs back. While it runs, a
+:func:`tools.nbtools.execute`, without writing outputs back. While it runs, a
 thread polls the resident memory (RSS) of every process this script started,
 that is the kernel and anything the kernel started, and keeps the peak.
 
@@ -39,7 +39,7 @@ class PeakMemory:
     Use it as a context manager around code that starts a kernel::
 
         with PeakMemory() as mem:
-            tutor.nbtools.execute(path, write=False)
+            tools.nbtools.execute(path, write=False)
         mem.peak_bytes, mem.commands
 
     Parameters
@@ -109,7 +109,8 @@ def measure(path: str | os.PathLike, *, runs: int = 1, timeout: int = 600) -> No
     so running this from another venv measures that venv. A failing cell is
     recorded in ``error`` (first line of the exception) instead of raised.
     """
-    from tutor.nbtools import execute
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # the maintainer tools, not a package here
+    from nbtools import execute
 
     path = Path(path)
     error = None

@@ -1,4 +1,4 @@
-"""Lesson 09 benchmark: a CPU-heavy map, run locally and through a local tf.data service.
+"""Lesson 13 benchmark: a CPU-heavy map, run locally and through a local tf.data service.
 
     python benchmarks/service.py            # 120 elements, like the lesson
     python benchmarks/service.py 600        # longer, steadier numbers

@@ -1,4 +1,4 @@
-"""Benchmarks for lessons 07 and 08: parsing per record vs per batch, and step times.
+"""Benchmarks for lessons 10 and 08: parsing per record vs per batch, and step times.
 
 Run from the repository root:  python benchmarks/tfrecord_training.py [--n 2000]
 Prints one table; every ratio is measured within this one run. Not a CI test.
@@ -16,9 +16,9 @@ import tutor  # noqa: E402  (before TensorFlow: quiet logs)
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from tutor import tfrecord, training  # noqa: E402
+from tutor import augment, tfrecord, training  # noqa: E402
 from tutor.bench import time_pipeline  # noqa: E402
-from tutor.checks import lesson08  # noqa: E402
+from tutor.checks import lesson12  # noqa: E402
 
 
 def parsing(paths, encoding, vectorized):
@@ -40,10 +40,10 @@ def main() -> None:
             vec = time_pipeline(parsing(paths, encoding, True), repeats=5).median
             print(f"  {encoding + ': parse_single_example in map, then batch':46s} {per * 1000:7.1f} ms {1.0:8.1f}x")
             print(f"  {encoding + ': batch, then parse_example':46s} {vec * 1000:7.1f} ms {per / vec:8.1f}x")
-        x, y = lesson08.exercise_digits()
+        x, y = lesson12.exercise_digits()
         tuned = (tf.data.Dataset.from_tensor_slices((x, y)).cache().shuffle(len(y), seed=0).batch(64)
-                 .map(training.rotate_batch, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE))
-        pipelines = {"slow (py_function per image)": lesson08.slow_pipeline(x, y), "tuned": tuned,
+                 .map(augment.rotate_batch, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE))
+        pipelines = {"slow (py_function per image)": lesson12.slow_pipeline(x, y), "tuned": tuned,
                      "compute only": tf.data.Dataset.from_tensors(next(iter(tuned))).repeat()}
         times = training.compare_step_times(training.small_cnn, pipelines, steps=30, rounds=2)
         floor = float(np.median(times["compute only"]))

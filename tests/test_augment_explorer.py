@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from tutor.rotation import available_paths
+from tutor.augment.rotation import available_paths
 from tutor.widgets.augment import augment_explorer
 
 

@@ -7,8 +7,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from tutor.augment import RotationTimingDisplay, pipeline_stages, rotation_grid, stateless_augment  # noqa: E402
-from tutor.grid import AugmentationGridDisplay  # noqa: E402
+from tutor.augment import RotationTimingDisplay, rotation_grid, stateless_augment  # noqa: E402
+from tutor.augment import AugmentationGridDisplay  # noqa: E402
 
 
 def images(n=20, size=10):
@@ -33,13 +33,17 @@ def test_from_dataset_holds_what_it_drew_and_titles_it():
     assert disp.figure_._suptitle.get_text()
 
 
-def test_from_dataset_takes_the_first_image_of_each_batch():
+def test_from_dataset_reads_n_images_from_the_batches_in_order():
     x = images(20)[..., None]
     disp = AugmentationGridDisplay.from_dataset(tf.data.Dataset.from_tensor_slices(x).batch(4), n=16)
-    assert disp.images.shape == (5, 10, 10, 1)  # only 5 batches exist
-    assert np.array_equal(disp.images, x[::4])
-    grey_batches = tf.data.Dataset.from_tensor_slices(images(8)).batch(2)  # [B, H, W]
-    assert np.array_equal(AugmentationGridDisplay.from_dataset(grey_batches, n=2).images, images(8)[[0, 2]])
+    assert disp.images.shape == (16, 10, 10, 1)  # 16 images from the first four batches
+    assert np.array_equal(disp.images, x[:16])
+    short = AugmentationGridDisplay.from_dataset(tf.data.Dataset.from_tensor_slices(x[:6]).batch(4), n=16)
+    assert np.array_equal(short.images, x[:6])  # only 6 images exist
+    grey_batches = tf.data.Dataset.from_tensor_slices((images(8), np.arange(8))).batch(3)  # ([B, H, W], [B])
+    grid = AugmentationGridDisplay.from_dataset(grey_batches, n=5)
+    assert np.array_equal(grid.images, images(8)[:5])
+    assert grid.titles == [f"#{i} label {i}" for i in range(5)]
 
 
 def test_rgb_and_float_images_are_drawn():
@@ -104,11 +108,11 @@ def test_cache_after_a_random_map_freezes_the_draws():
     assert batched.images.shape == (6, 10, 10) and not batched.changed.any()
 
 
-def test_plot_reuses_axes_and_only_swaps_data():
+def test_replot_reuses_the_images_and_only_swaps_data():
     fig, axes = plt.subplots(2, 2)
     first = AugmentationGridDisplay(images(4), list("abcd"), ncols=2).plot(ax=axes)
     im0 = first.ims_[0]
-    second = AugmentationGridDisplay(images(4)[::-1], list("wxyz"), ncols=2).plot(ax=axes)
+    second = AugmentationGridDisplay(images(4)[::-1], list("wxyz"), ncols=2).replot(first)
     assert second.ims_[0] is im0
     assert np.array_equal(im0.get_array(), images(4)[3])
     assert [a.get_title() for a in axes.ravel()] == list("wxyz")
@@ -117,17 +121,17 @@ def test_plot_reuses_axes_and_only_swaps_data():
 
 
 def test_rotation_grid_titles_angles():
-    disp = rotation_grid(images(4, 28), 30, "tf", seed=0)
+    disp = rotation_grid(images(4, 28), degrees=30, path="tf", seed=0)
     assert len(disp.titles) == 4 and all(t.endswith("°") for t in disp.titles)
     assert all(abs(int(t[:-1])) <= 30 for t in disp.titles)
-    assert np.array_equal(disp.images, rotation_grid(images(4, 28), 30, "tf-batched", seed=0).images)
+    assert np.array_equal(disp.images, rotation_grid(images(4, 28), degrees=30, path="tf-batched", seed=0).images)
 
 
-def test_pipeline_stages_names_the_transformations():
-    ds = tf.data.Dataset.from_tensor_slices(images()).shuffle(4).batch(2).map(lambda x: x).prefetch(1)
-    assert pipeline_stages(ds) == ["from_tensor_slices", "shuffle", "batch", "map", "prefetch"]
-    with pytest.raises(TypeError):
-        pipeline_stages([1, 2])
+def test_one_axes_is_filled_with_a_grid_of_insets_and_keeps_what_was_there():
+    fig, ax = plt.subplots()
+    (line,) = ax.plot([0, 1], [0, 1])
+    disp = AugmentationGridDisplay(images(6), list("abcdef"), ncols=3).plot(ax=ax)
+    assert line in ax.lines and len(disp.axes_) == 6 and all(a.figure is fig for a in disp.axes_)
 
 
 def test_rotation_timing_display_bars_and_ratios():

@@ -1,12 +1,13 @@
-"""The rotation paths of lesson 04 agree with each other, with rot90 and with tfa."""
+"""The rotation paths of lesson 05 agree with each other, with rot90 and with tfa."""
 import math
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from tutor import rotation
-from tutor.rotation import rotate, rotate_all, rotation_angles, rotation_dataset
+import tutor
+from tutor import augment, rotation
+from tutor.augment.rotation import rotate, rotate_all, rotation_angles, rotation_dataset
 
 
 def blobs(n=24, size=28, seed=0):
@@ -118,7 +119,7 @@ def test_tfa_status_is_one_line_and_paths_match():
     assert ("tfa" in rotation.available_paths()) == (rotation.import_tfa() is not None)
 
 
-@pytest.mark.skipif(rotation.import_tfa() is None, reason="tensorflow-addons is not installed (only in requirements-legacy.txt)")
+@pytest.mark.skipif(rotation.import_tfa() is None, reason="tensorflow-addons is not installed (only in tests/envs/legacy-requirements.txt)")
 @pytest.mark.parametrize("interpolation", ["nearest", "bilinear"])
 def test_tfa_equals_core_op(interpolation):
     rng = np.random.default_rng(0)
@@ -140,7 +141,7 @@ def test_tfa_equals_core_op(interpolation):
 
 @pytest.mark.skipif(rotation.import_tfa() is not None, reason="tensorflow-addons is installed here")
 def test_tfa_path_refuses_clearly_without_tfa():
-    with pytest.raises(ImportError, match="requirements-legacy"):
+    with pytest.raises(ImportError, match="legacy-requirements"):
         rotation_dataset(blobs(2), [0.1, 0.2], "tfa")
 
 
@@ -150,3 +151,26 @@ def test_pipelines_are_sequential_unless_asked():
     auto = rotation_dataset(blobs(4), rotation_angles(4), "tf", batch_size=2, auto_parallel=True)
     assert auto.options().experimental_optimization.map_parallelization is not False
     assert np.array_equal(np.concatenate(list(ds.as_numpy_iterator())), np.concatenate(list(auto.as_numpy_iterator())))
+
+
+DIGITS = (tutor.data.digits(16, source="synthetic")[0][..., None], np.arange(16) % 10)
+
+
+def test_rotate_slow_and_batch_keep_shapes():
+    x, y = DIGITS
+    ds = tf.data.Dataset.from_tensor_slices((x[:8], y[:8]))
+    one = next(iter(ds.map(augment.rotate_slow)))[0]
+    batch = next(iter(ds.batch(8).map(augment.rotate_batch)))[0]
+    assert one.shape == (28, 28, 1) and batch.shape == (8, 28, 28, 1)
+    assert one.dtype == tf.float32 and batch.dtype == tf.uint8  # the batched op keeps the input's dtype
+    assert not np.array_equal(batch.numpy(), x[:8])  # rotated
+
+
+def test_augmentation_differs_between_epochs_even_with_a_global_seed():
+    x, y = DIGITS
+    tf.random.set_seed(0)  # what keras.utils.set_random_seed does, among other things
+    ds = tf.data.Dataset.from_tensor_slices((x[:8], y[:8])).batch(8).map(augment.rotate_batch)
+    first, second = (next(iter(ds))[0].numpy() for _ in range(2))
+    assert not np.array_equal(first, second)
+    plain = tf.data.Dataset.from_tensor_slices(x[:8]).map(lambda im: tf.random.uniform([]))
+    assert list(plain.as_numpy_iterator()) == list(plain.as_numpy_iterator())  # the pitfall it avoids

@@ -9,14 +9,15 @@ import pytest
 from PIL import Image
 
 from tutor import data
+import tutor.data.digit_images as source
 
 
 @pytest.fixture
 def offline(monkeypatch):
     """No cached MNIST and no network, whatever the machine running the tests has."""
     monkeypatch.delenv(data.ENV_VAR, raising=False)
-    monkeypatch.setattr(data, "_mnist_cached", lambda: False)
-    monkeypatch.setattr(data, "_online", lambda timeout=2.0: False)
+    monkeypatch.setattr(source, "_mnist_cached", lambda: False)
+    monkeypatch.setattr(source, "_online", lambda timeout=2.0: False)
 
 
 # --- synthetic digits ----------------------------------------------------------
@@ -46,7 +47,7 @@ def test_mnist_like_layout():
 
 def test_same_seed_same_digits_and_other_seed_differs():
     a_x, a_y = data.digits(100, source="synthetic", seed=3)
-    data._synthetic.cache_clear()  # really regenerate, not just read the cache
+    source.synthetic_digits.cache_clear()  # really regenerate, not just read the cache
     b_x, b_y = data.digits(100, source="synthetic", seed=3)
     c_x, c_y = data.digits(100, source="synthetic", seed=4)
     np.testing.assert_array_equal(a_x, b_x)
@@ -88,13 +89,13 @@ def test_digits_pickles():
 
 
 @pytest.mark.parametrize("kwargs, error, message", [
-    (dict(n=0), ValueError, "n must be an int >= 1"),
-    (dict(n=-5), ValueError, "n must be an int >= 1"),
-    (dict(n=2.5), TypeError, "n must be an int, got float"),
-    (dict(n=True), TypeError, "n must be an int, got bool"),
+    (dict(n=0), ValueError, "n must be >= 1"),
+    (dict(n=-5), ValueError, "n must be >= 1"),
+    (dict(n=2.5), TypeError, "n must be a whole number >= 1, got float"),
+    (dict(n=True), TypeError, "n must be a whole number >= 1, got bool"),
     (dict(n=10, source="mnist"), ValueError, "source must be one of"),
-    (dict(n=10, seed="0"), TypeError, "seed must be an int, got str"),
-    (dict(n=10, seed=-1), ValueError, "seed must be an int >= 0"),
+    (dict(n=10, seed="0"), TypeError, "seed must be a whole number >= 0, got str"),
+    (dict(n=10, seed=-1), ValueError, "seed must be >= 0"),
     (dict(n=70_001, source="keras"), ValueError, "n must be <= 70,000"),
 ])
 def test_bad_input_says_what_was_expected(kwargs, error, message):
@@ -106,7 +107,7 @@ def test_bad_input_says_what_was_expected(kwargs, error, message):
 
 def test_environment_variable_picks_synthetic(monkeypatch):
     monkeypatch.setenv(data.ENV_VAR, "synthetic")
-    monkeypatch.setattr(data, "_mnist", lambda n: pytest.fail("must not touch MNIST"))
+    monkeypatch.setattr(source, "_mnist", lambda n: pytest.fail("must not touch MNIST"))
     d = data.digits(30)
     assert d.source == "synthetic"
     assert data.describe_source(d) == (
@@ -137,23 +138,23 @@ def test_keras_download_failure_raises_and_suggests_synthetic(monkeypatch):
     def fail():
         raise OSError("URL fetch failure")
 
-    monkeypatch.setattr(data, "_mnist_cached", lambda: True)
+    monkeypatch.setattr(source, "_mnist_cached", lambda: True)
     monkeypatch.setattr(keras.datasets.mnist, "load_data", fail)
-    data._load_mnist.cache_clear()
+    source._load_mnist.cache_clear()
     with pytest.raises(RuntimeError, match="URL fetch failure.*source='synthetic'"):
         data.digits(10, source="keras")
-    data._load_mnist.cache_clear()
+    source._load_mnist.cache_clear()
 
 
 def test_keras_source_uses_mnist_when_loadable(monkeypatch):
     keras = pytest.importorskip("keras")
     train = (np.full((5, 28, 28), 7, np.uint8), np.arange(5))
     test = (np.full((3, 28, 28), 9, np.uint8), np.arange(3))
-    monkeypatch.setattr(data, "_mnist_cached", lambda: True)
+    monkeypatch.setattr(source, "_mnist_cached", lambda: True)
     monkeypatch.setattr(keras.datasets.mnist, "load_data", lambda: (train, test))
-    data._load_mnist.cache_clear()
+    source._load_mnist.cache_clear()
     x, y = d = data.digits(7, source="keras")
-    data._load_mnist.cache_clear()
+    source._load_mnist.cache_clear()
     assert d.source == "keras" and x.shape == (7, 28, 28) and y.dtype == np.int64
     assert x[4, 0, 0] == 7 and x[5, 0, 0] == 9  # train set first, then test set
     assert data.describe_source(d) == "Using 7 MNIST digits from keras.datasets."
@@ -162,7 +163,7 @@ def test_keras_source_uses_mnist_when_loadable(monkeypatch):
 def test_network_check_never_hangs(monkeypatch):
     monkeypatch.setattr(socket, "create_connection", lambda *a, **k: time.sleep(5))
     start = time.perf_counter()
-    assert data._online(timeout=0.2) is False
+    assert source._online(timeout=0.2) is False
     assert time.perf_counter() - start < 1.0
 
 
@@ -205,7 +206,7 @@ def test_jpeg_folder_is_deterministic(tmp_path):
 
 @pytest.mark.parametrize("kwargs, error, message", [
     (dict(directory=None), TypeError, "directory must be a str or pathlib.Path"),
-    (dict(n=0), ValueError, "n must be an int >= 1"),
+    (dict(n=0), ValueError, "n must be >= 1"),
     (dict(size=(10, 10)), ValueError, r"size must be a \(height, width\) pair"),
     (dict(size=96), ValueError, r"size must be a \(height, width\) pair"),
     (dict(quality=100), ValueError, "quality must be between 1 and 95"),

@@ -1,4 +1,5 @@
 """Badges and Colab install cells all agree with the one place that names the repository."""
+import os
 import shutil
 import subprocess
 import sys
@@ -7,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tutor import links
+from tools import links
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,9 +57,11 @@ def test_check_finds_a_stale_link(fork):
 
 
 def test_command_line(fork):
-    out = subprocess.run([sys.executable, "-m", "tutor.links", "--repo", "a/b", "--ref", "main"], cwd=fork, capture_output=True, text=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the tools live in the checkout, not in the fork copy
+    run = dict(cwd=fork, capture_output=True, text=True, env=env)
+    out = subprocess.run([sys.executable, "-m", "tools.links", "--repo", "a/b", "--ref", "main"], **run)
     assert out.returncode == 0 and "a/b@main" in out.stdout
-    out = subprocess.run([sys.executable, "-m", "tutor.links", "--check"], cwd=fork, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "tools.links", "--check"], **run)
     assert out.returncode == 0
     with pytest.raises(ValueError, match="OWNER/NAME"):
         links.rewrite(fork, "not a repo", "main")

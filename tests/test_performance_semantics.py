@@ -1,4 +1,4 @@
-"""Every tf.data performance fact that lessons 05 and 06 state, checked against real TensorFlow.
+"""Every tf.data performance fact that lessons 07 and 06 state, checked against real TensorFlow.
 
 Timing facts are checked as ratios measured in the same test, with generous
 tolerances, because the test machine may be busy.
@@ -190,7 +190,7 @@ def test_vectorized_map_after_batch_is_faster():
     assert per_element / vectorized > 2.0
 
 
-# --- generators (lesson 06) ----------------------------------------------------------------
+# --- generators (lesson 09) ----------------------------------------------------------------
 def _sleepy_generator(n=8, seconds=0.02):
     def gen():
         for i in range(n):

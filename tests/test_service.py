@@ -11,7 +11,7 @@ import tutor  # noqa: F401  (before TensorFlow)
 import tensorflow as tf
 
 from tutor.service import LocalService, free_ports, stop_all, tag_producer
-from tutor.worker_display import WorkerOrderDisplay
+from tutor.service import WorkerOrderDisplay
 
 
 def native_threads() -> int:
@@ -52,7 +52,7 @@ def read(ds):
 
 
 def test_parallel_epochs_every_worker_produces_everything(service):
-    disp = WorkerOrderDisplay.from_service(service, 10, "parallel_epochs")
+    disp = WorkerOrderDisplay.from_service(service, n_elements=10, processing_mode="parallel_epochs")
     assert disp.n_workers == 2
     assert disp.visits.tolist() == [2] * 10
     assert [sorted(p) for p in disp.per_worker] == [list(range(10))] * 2
@@ -60,13 +60,13 @@ def test_parallel_epochs_every_worker_produces_everything(service):
 
 
 def test_distributed_epoch_visits_each_element_once(service):
-    disp = WorkerOrderDisplay.from_service(service, 30, "distributed_epoch")
+    disp = WorkerOrderDisplay.from_service(service, n_elements=30, processing_mode="distributed_epoch")
     assert disp.visits.tolist() == [1] * 30 and disp.exactly_once
     assert sorted(e for p in disp.per_worker for e in p) == list(range(30))
 
 
 def test_data_sharding_splits_by_position(service):
-    disp = WorkerOrderDisplay.from_service(service, 12, "DATA")
+    disp = WorkerOrderDisplay.from_service(service, n_elements=12, processing_mode="DATA")
     assert disp.exactly_once and disp.n_workers == 2
     # static DATA sharding: worker i keeps the elements whose index is i modulo the number of workers
     assert sorted({e % 2 for e in disp.per_worker[0]}) in ([0], [1])
@@ -148,11 +148,14 @@ def test_worker_display_numbers_and_artists():
     disp = WorkerOrderDisplay([0, 1, 0, 2, 1, 2], [0, 0, 1, 0, 1, 1], mode="parallel_epochs")
     assert disp.visits.tolist() == [2, 2, 2] and disp.per_worker == [[0, 1, 2], [0, 1, 2]]
     disp.plot(width=4)
-    assert len(disp.cells_) == 6 and [t.get_text() for t in disp.texts_] == ["0", "1", "0", "2", "1", "2"]
-    assert disp.cells_[0].get_facecolor() != disp.cells_[2].get_facecolor()  # different workers, different colours
+    colours = disp.cells_.get_facecolors()
+    assert len(colours) == 6 and [t.get_text() for t in disp.texts_] == ["0", "1", "0", "2", "1", "2"]
+    assert tuple(colours[0]) != tuple(colours[2])  # different workers, different colours
     assert "parallel_epochs" in disp.ax_.get_title(loc="left")
-    disp.plot_coverage()
-    assert len(disp.cells_) == 6 and disp.ax_.get_xlabel() == "element id"
+    disp.plot(kind="coverage")
+    assert len(disp.cells_.get_paths()) == 6 and disp.ax_.get_xlabel() == "element id"
+    with pytest.raises(ValueError, match="kind"):
+        disp.plot(kind="pie")
     once = WorkerOrderDisplay([1, 0, 2], [0, 1, 0])
     assert once.exactly_once and "exactly once" in once.plot().ax_.get_title(loc="left")
     import matplotlib.pyplot as plt
@@ -181,13 +184,14 @@ def test_time_job_separates_startup_from_work():
 
 
 def test_service_diagram_has_every_host():
-    from tutor.worker_display import plot_service_diagram
+    from tutor.service import plot_service_diagram
 
-    ax = plot_service_diagram(n_workers=3, n_trainers=2)
-    assert sorted(ax.boxes_) == ["dispatcher", "storage", "trainer 1", "trainer 2", "worker 1", "worker 2", "worker 3"]
+    diagram = plot_service_diagram(n_workers=3, n_trainers=2)
+    assert sorted(diagram.boxes_) == ["dispatcher", "storage", "trainer 1", "trainer 2", "worker 1", "worker 2",
+                                      "worker 3"]
     # storage -> each worker, dispatcher -> each worker and trainer, each worker -> each trainer
-    assert len(ax.arrows_) == 3 + 3 + 2 + 3 * 2
-    assert ax.get_title(loc="left").startswith("Scaling out")
+    assert len(diagram.arrows_) == 3 + 3 + 2 + 3 * 2
+    assert diagram.ax_.get_title(loc="left").startswith("Scaling out")
     with pytest.raises(ValueError):
         plot_service_diagram(n_workers=0)
     import matplotlib.pyplot as plt

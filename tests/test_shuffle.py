@@ -7,15 +7,15 @@ from tutor import ShuffleDisplay
 
 
 def test_from_params_runs_real_shuffle():
-    disp = ShuffleDisplay.from_params(50, buffer_size=10, seed=3)
+    disp = ShuffleDisplay.from_params(n_elements=50, buffer_size=10, seed=3)
     expected = list(tf.data.Dataset.range(50).shuffle(10, seed=3).as_numpy_iterator())
     assert disp.order.tolist() == expected
     assert sorted(disp.order.tolist()) == list(range(50))
 
 
 def test_epochs_and_reshuffle_toggle():
-    again = ShuffleDisplay.from_params(20, 20, seed=1, epochs=2, reshuffle_each_iteration=True).order
-    same = ShuffleDisplay.from_params(20, 20, seed=1, epochs=2, reshuffle_each_iteration=False).order
+    again = ShuffleDisplay.from_params(n_elements=20, buffer_size=20, seed=1, epochs=2, reshuffle_each_iteration=True).order
+    same = ShuffleDisplay.from_params(n_elements=20, buffer_size=20, seed=1, epochs=2, reshuffle_each_iteration=False).order
     assert again[:20].tolist() != again[20:].tolist()
     assert same[:20].tolist() == same[20:].tolist()
 
@@ -28,12 +28,12 @@ def test_from_dataset_flattens_batches_and_bounds_infinite():
 
 
 def test_stats_property_uses_shuffle_stats():
-    disp = ShuffleDisplay.from_params(30, 5)
+    disp = ShuffleDisplay.from_params(n_elements=30, buffer_size=5)
     assert disp.stats == tutor.shuffle_stats(disp.order, 30)
 
 
 def test_plot_sets_artists_and_limit_line():
-    disp = ShuffleDisplay.from_params(40, 5).plot()
+    disp = ShuffleDisplay.from_params(n_elements=40, buffer_size=5).plot()
     offsets = disp.points_.get_offsets()
     assert offsets.shape == (40, 2)
     assert np.array_equal(offsets[:, 1], disp.order)
@@ -42,11 +42,27 @@ def test_plot_sets_artists_and_limit_line():
     assert "buffer_size=5" in disp.ax_.get_title("left")
 
 
-def test_compare_draws_one_panel_per_buffer():
-    displays = ShuffleDisplay.compare([1, 2, 10, 100], n_elements=100)
-    assert [d.buffer_size for d in displays] == [1, 2, 10, 100]
-    assert len({id(d.figure_) for d in displays}) == 1
+def test_compare_draws_one_panel_per_display():
+    displays = [ShuffleDisplay.from_params(n_elements=100, buffer_size=b) for b in (1, 2, 10, 100)]
+    both = ShuffleDisplay.compare(displays, labels=["b=1", "b=2", "b=10", "b=100"])
+    assert not hasattr(both, "figure_")  # compare computes and draws nothing
+    both.plot()
+    assert len({id(d.figure_) for d in displays}) == 1 and displays[0].figure_ is both.figure_
+    assert [a.get_title(loc="left") for a in both.axes_] == ["b=1", "b=2", "b=10", "b=100"]
     assert displays[0].order.tolist() == list(range(100))
+
+
+def test_from_dataset_with_a_buffer_size_draws_the_limit():
+    disp = ShuffleDisplay.from_dataset(tf.data.Dataset.range(30).shuffle(4, seed=0), buffer_size=4).plot()
+    assert disp.limit_ is not None and disp.stats["max_moved_earlier"] <= 3
+
+
+def test_replot_changes_only_the_data():
+    first = ShuffleDisplay.from_params(n_elements=40, buffer_size=5).plot()
+    points = first.points_
+    second = ShuffleDisplay.from_params(n_elements=40, buffer_size=20, seed=1).replot(first)
+    assert second.points_ is points and np.array_equal(points.get_offsets()[:, 1], second.order)
+    assert "buffer_size=20" in second.ax_.get_title("left")
 
 
 @pytest.mark.parametrize(
@@ -69,5 +85,5 @@ def test_bad_datasets():
         ShuffleDisplay.from_dataset(np.arange(5))
     with pytest.raises(TypeError, match="integer element ids"):
         ShuffleDisplay.from_dataset(tf.data.Dataset.from_tensor_slices(["a", "b"]))
-    with pytest.raises(TypeError, match="list of buffer sizes"):
+    with pytest.raises(TypeError, match="list of ShuffleDisplay"):
         ShuffleDisplay.compare(10)

@@ -1,4 +1,4 @@
-"""Tests for tutor.tfrecord, tutor.tfrecord_inspect and tutor.tfrecord_errors (lesson 07)."""
+"""Tests for tutor.tfrecord, tutor.tfrecord_inspect and tutor.tfrecord_errors (lesson 10)."""
 import os
 
 import numpy as np
@@ -7,7 +7,7 @@ import tensorflow as tf
 
 import tutor
 from tutor import tfrecord as tr
-from tutor.tfrecord_errors import CorruptRecordError, FeatureSpecError, diagnose_spec
+from tutor.tfrecord import CorruptRecordError, FeatureSpecError, diagnose_spec
 
 
 @pytest.fixture(scope="module")

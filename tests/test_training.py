@@ -1,4 +1,4 @@
-"""Tests for tutor.training and tutor.leakage (lesson 08)."""
+"""Tests for tutor.training and tutor.leakage (lesson 12)."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -80,26 +80,6 @@ def test_history_display_draws_each_metric():
     assert set(disp.lines_) == {"loss", "val_loss", "accuracy", "val_accuracy"}
     assert disp.lines_["val_loss"].get_ydata().tolist() == [2.1, 1.2]
     assert disp.ax_.get_xlabel() == "epoch"
-
-
-def test_rotate_slow_and_batch_keep_shapes(digits):
-    x, y = digits
-    ds = tf.data.Dataset.from_tensor_slices((x[:8], y[:8]))
-    one = next(iter(ds.map(training.rotate_slow)))[0]
-    batch = next(iter(ds.batch(8).map(training.rotate_batch)))[0]
-    assert one.shape == (28, 28, 1) and batch.shape == (8, 28, 28, 1)
-    assert one.dtype == batch.dtype == tf.float32
-    assert not np.array_equal(batch.numpy(), x[:8].astype(np.float32))  # rotated
-
-
-def test_augmentation_differs_between_epochs_even_with_a_global_seed(digits):
-    x, y = digits
-    tf.random.set_seed(0)  # what keras.utils.set_random_seed does, among other things
-    ds = tf.data.Dataset.from_tensor_slices((x[:8], y[:8])).batch(8).map(training.rotate_batch)
-    first, second = (next(iter(ds))[0].numpy() for _ in range(2))
-    assert not np.array_equal(first, second)
-    plain = tf.data.Dataset.from_tensor_slices(x[:8]).map(lambda im: tf.random.uniform([]))
-    assert list(plain.as_numpy_iterator()) == list(plain.as_numpy_iterator())  # the pitfall it avoids
 
 
 def test_time_steps_bad_input():

@@ -6,73 +6,107 @@ Python warnings out of the notebooks.
 >>> import tutor
 >>> tutor.take_elements(tf.data.Dataset.range(3))
 [0, 1, 2]
+
+The public API at a glance (every name is listed in ``__all__``):
+
+* Displays compute with ``from_*`` and draw with ``plot()``: ``BatchOrderDisplay``,
+  ``ShuffleDisplay``, ``AugmentationGridDisplay``, ``RotationTimingDisplay``,
+  ``TimelineDisplay``, ``StepTimeDisplay``, ``HistoryDisplay``,
+  ``WorkerOrderDisplay``, ``ServiceDiagramDisplay``, ``ComparisonDisplay``.
+* Explorers are widgets over the Displays: ``order_explorer``,
+  ``shuffle_explorer``, ``augment_explorer``, ``timeline_explorer``. They load
+  ipywidgets only when called.
+* Topic modules: ``augment``, ``bench``, ``checks``, ``data``, ``doctor``,
+  ``leakage``, ``service``, ``tfrecord``, ``timeline``, ``training``.
 """
-from . import _quiet  # noqa: F401  (must run before TensorFlow is imported)
+from . import _quiet
 
 _quiet.quiet_tensorflow()
 
-# Modules, used as tutor.<module>.<name> in the lessons.
+# Topic modules, used as tutor.<module>.<name> in the lessons.
 from . import (  # noqa: E402
-    augment,  # lesson 04
-    bench,  # lessons 04, 07, 09
-    checks,  # every lesson's exercises
-    data,  # offline digits and JPEG folders
-    doctor,  # lessons 05, 09
-    leakage,  # lesson 08
-    rotation,  # lesson 04
-    service,  # lesson 09
-    tfrecord,  # lesson 07
-    timeline,  # lessons 05, 06
-    training,  # lesson 08
+    augment,
+    bench,
+    checks,
+    data,
+    doctor,
+    leakage,
+    service,
+    style,
+    tfrecord,
+    timeline,
+    training,
 )
+from .augment import AugmentationGridDisplay, RotationTimingDisplay, rotation  # noqa: E402
 
 # Displays: compute with from_*, draw with plot().
-from .grid import AugmentationGridDisplay  # noqa: E402
+from .display import ComparisonDisplay, Display  # noqa: E402
 from .order import BatchOrderDisplay  # noqa: E402
+from .service import ServiceDiagramDisplay, WorkerOrderDisplay  # noqa: E402
 from .shuffle import ShuffleDisplay  # noqa: E402
 from .timeline import TimelineDisplay  # noqa: E402
-from .worker_display import WorkerOrderDisplay  # noqa: E402
-
-# Explorers: widgets over the displays.
-from .widgets import augment_explorer, order_explorer, shuffle_explorer, timeline_explorer  # noqa: E402
+from .training import HistoryDisplay, StepTimeDisplay  # noqa: E402
 
 # Functions.
 from .bench import time_pipeline  # noqa: E402
-from .elements import take_elements  # noqa: E402
 from .env import env_report  # noqa: E402
 from .leakage import check_leakage  # noqa: E402
+from .reading import take_elements  # noqa: E402
 from .stats import shuffle_stats  # noqa: E402
 from .style import presentation  # noqa: E402
-from .tfrecord_inspect import inspect_record  # noqa: E402
+from .tfrecord import inspect_record  # noqa: E402
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+#: Explorers, loaded on first use so that ``import tutor`` does not import ipywidgets.
+_EXPLORERS = ("augment_explorer", "order_explorer", "shuffle_explorer", "timeline_explorer")
+
+
+def __getattr__(name: str):
+    if name in _EXPLORERS:
+        from . import widgets
+
+        return getattr(widgets, name)
+    raise AttributeError(f"module 'tutor' has no attribute {name!r}")
+
 
 __all__ = [
+    # Displays
     "AugmentationGridDisplay",
     "BatchOrderDisplay",
+    "ComparisonDisplay",
+    "Display",
+    "HistoryDisplay",
+    "RotationTimingDisplay",
+    "ServiceDiagramDisplay",
     "ShuffleDisplay",
+    "StepTimeDisplay",
     "TimelineDisplay",
     "WorkerOrderDisplay",
-    "augment",
+    # Explorers
     "augment_explorer",
-    "bench",
+    "order_explorer",
+    "shuffle_explorer",
+    "timeline_explorer",
+    # Functions
     "check_leakage",
+    "env_report",
+    "inspect_record",
+    "presentation",
+    "shuffle_stats",
+    "take_elements",
+    "time_pipeline",
+    # Modules
+    "augment",
+    "bench",
     "checks",
     "data",
     "doctor",
-    "env_report",
-    "inspect_record",
     "leakage",
-    "order_explorer",
-    "presentation",
     "rotation",
     "service",
-    "shuffle_explorer",
-    "shuffle_stats",
-    "take_elements",
+    "style",
     "tfrecord",
-    "time_pipeline",
     "timeline",
-    "timeline_explorer",
     "training",
 ]

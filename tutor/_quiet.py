@@ -30,7 +30,7 @@ def quiet_tensorflow() -> None:
     while TensorFlow loads and looks for devices. Jupyter's own capture of
     stderr is restored afterwards.
     """
-    with _stderr_to_devnull():
+    with stderr_to_devnull():
         import tensorflow as tf
 
         tf.config.list_physical_devices()
@@ -45,7 +45,7 @@ def quiet_tensorflow() -> None:
         pass
 
 
-class _stderr_to_devnull:
+class stderr_to_devnull:
     """Point file descriptor 2 at /dev/null for the duration of a ``with`` block."""
 
     def __enter__(self):

@@ -1,14 +1,21 @@
-"""Input checks shared by every public function, with messages that teach."""
+"""Input checks shared by every public function, with messages that teach.
+
+This module imports only NumPy, so pure modules (statistics, simulators, data)
+use it too. Checks that need TensorFlow import it when they run: by then the
+caller is working with datasets, so TensorFlow is loaded anyway.
+"""
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-import tensorflow as tf
 
 
-def require_dataset(obj: Any, where: str) -> tf.data.Dataset:
+def require_dataset(obj: Any, where: str):
     """Return ``obj`` if it is a ``tf.data.Dataset``, else raise a helpful TypeError."""
+    import tensorflow as tf
+
     if isinstance(obj, tf.data.Dataset):
         return obj
     kind = type(obj).__name__
@@ -21,24 +28,59 @@ def require_dataset(obj: Any, where: str) -> tf.data.Dataset:
     raise TypeError(f"{where} expects a tf.data.Dataset, got {kind}; {fix}.")
 
 
-def require_positive_int(value: Any, name: str, where: str, *, minimum: int = 1) -> int:
-    """Return ``value`` as an int if it is an integer >= ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+def require_positive_int(value: Any, name: str, where: str, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """Return ``value`` as an int if it is a whole number in ``[minimum, maximum]``.
+
+    >>> require_positive_int(3, "n", "f")
+    3
+    """
+    if isinstance(value, bool) or not isinstance(value, Integral):
         raise TypeError(
             f"{where}: {name} must be a whole number >= {minimum}, got {type(value).__name__} {value!r}."
         )
     if value < minimum:
         raise ValueError(f"{where}: {name} must be >= {minimum}, got {value}.")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{where}: {name} must be <= {maximum:,}, got {value:,}.")
     return int(value)
 
 
-def is_infinite(dataset: tf.data.Dataset) -> bool:
+def require_seconds(value: Any, name: str, where: str, *, maximum: float | None = None) -> float:
+    """Return ``value`` as a float if it is a number of seconds >= 0 (and <= ``maximum``).
+
+    >>> require_seconds(0.5, "step_time", "f")
+    0.5
+    """
+    if isinstance(value, bool) or not isinstance(value, Real) or value != value:
+        raise TypeError(f"{where}: {name} must be a number of seconds, got {type(value).__name__} {value!r}.")
+    if value < 0 or (maximum is not None and value > maximum):
+        upper = f" and <= {maximum:g}" if maximum is not None else ""
+        raise ValueError(f"{where}: {name} must be >= 0{upper} seconds, got {value!r}.")
+    return float(value)
+
+
+def require_choice(value: Any, name: str, where: str, choices) -> Any:
+    """Return ``value`` if it is one of ``choices``.
+
+    >>> require_choice("step", "color_by", "plot", ("step", "epoch"))
+    'step'
+    """
+    if value not in tuple(choices):
+        raise ValueError(f"{where}: {name} must be one of {tuple(choices)}, got {value!r}.")
+    return value
+
+
+def is_infinite(dataset) -> bool:
     """True when TensorFlow knows the dataset never ends (for example after ``repeat()``)."""
+    import tensorflow as tf
+
     return int(dataset.cardinality()) == int(tf.data.INFINITE_CARDINALITY)
 
 
-def require_integer_ids(dataset: tf.data.Dataset, where: str) -> None:
+def require_integer_ids(dataset, where: str) -> None:
     """Raise unless every element is an integer scalar or a 1-D integer batch."""
+    import tensorflow as tf
+
     spec = dataset.element_spec
     ok = isinstance(spec, tf.TensorSpec) and spec.dtype.is_integer and spec.shape.rank in (0, 1)
     if not ok:

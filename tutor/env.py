@@ -1,11 +1,12 @@
 """The environment report shown in lesson 00."""
 from __future__ import annotations
 
-import html
 import platform
 import sys
 
 import tensorflow as tf
+
+from . import render
 
 
 class EnvReport:
@@ -24,8 +25,7 @@ class EnvReport:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in self.rows)
-        return f"<table>{body}</table>"
+        return render.table(self.rows)
 
 
 def where_am_i() -> str:

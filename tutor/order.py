@@ -8,10 +8,12 @@ import tensorflow as tf
 
 from . import style
 from ._validate import require_dataset, require_integer_ids, require_positive_int
+from .display import Display, new_axes
+from .reading import read
 from .stats import epochs_of
 
 
-class BatchOrderDisplay:
+class BatchOrderDisplay(Display):
     """Rows of batches, one cell per element, coloured by epoch.
 
     Build it with :meth:`from_dataset` or :meth:`from_pipeline`, then call
@@ -27,6 +29,12 @@ class BatchOrderDisplay:
         True when reading stopped at the bound before the dataset ended.
     code : str, optional
         The pipeline as a line of code, shown above the picture.
+
+    Attributes (after :meth:`plot`)
+    ----------
+    cells_ : PatchCollection, one box per element, coloured by epoch
+    texts_ : list of Text, the element ids written in the boxes
+    ax_, figure_ : the Axes and Figure
 
     Examples
     --------
@@ -62,18 +70,16 @@ class BatchOrderDisplay:
         require_integer_ids(dataset, "BatchOrderDisplay.from_dataset")
         max_batches = require_positive_int(max_batches, "max_batches", "BatchOrderDisplay.from_dataset")
         batched = dataset.element_spec.shape.rank == 1
-        rows = []
-        for value in dataset.take(max_batches + 1).as_numpy_iterator():
-            rows.append(np.atleast_1d(value).tolist())
-        truncated = len(rows) > max_batches
-        return cls(rows[:max_batches], batched=batched, truncated=truncated, code=code)
+        result = read(dataset, max_elements=max_batches, where="BatchOrderDisplay.from_dataset")
+        rows = [np.atleast_1d(value).tolist() for value in result.elements]
+        return cls(rows, batched=batched, truncated=result.more, code=code)
 
     @classmethod
     def from_pipeline(
         cls,
         fn: Callable[[tf.data.Dataset], tf.data.Dataset],
-        n_elements: int = 10,
         *,
+        n_elements: int = 10,
         max_batches: int = 50,
         code: str | None = None,
     ) -> "BatchOrderDisplay":
@@ -124,19 +130,14 @@ class BatchOrderDisplay:
 
     # -------------------------------------------------------------------- draw
     def plot(self, *, ax=None, title: str | None = None) -> "BatchOrderDisplay":
-        """Draw the batches as rows of labelled cells; returns ``self``.
-
-        Sets ``ax_``, ``figure_``, ``cells_`` (a PatchCollection with one box per
-        element, coloured by epoch) and ``texts_`` (the element labels).
-        """
+        """Draw the batches as rows of labelled cells, coloured by epoch; returns ``self``."""
         from matplotlib.collections import PatchCollection
         from matplotlib.patches import Patch, Rectangle
 
         rows = self.batches if self.batched else [self.order.tolist()]
         epochs = self.epochs if self.batched else [epochs_of(self.order).tolist()]
         width = max([len(r) for r in rows] + [1])
-        fig, ax = style.subplots(ax, figsize=(min(max(5.0, 1.6 + 0.55 * width), 14), min(max(2.2, 1.2 + 0.42 * len(rows)), 9)))
-        ax.clear()
+        fig, ax = new_axes(ax, (min(max(5.0, 1.6 + 0.55 * width), 14), min(max(2.2, 1.2 + 0.42 * len(rows)), 9)))
         boxes, colours, texts = [], [], []
         for r, (row, row_epochs) in enumerate(zip(rows, epochs)):
             for c, (element, epoch) in enumerate(zip(row, row_epochs)):
@@ -144,8 +145,7 @@ class BatchOrderDisplay:
                 colours.append(style.color(epoch))
                 texts.append(ax.text(c + 0.47, r + 0.44, str(element), ha="center", va="center", fontsize=9))
         # One collection for all cells: far faster to draw than one patch each.
-        cells = PatchCollection(boxes, facecolors=colours, edgecolors="black", linewidths=0.6)
-        ax.add_collection(cells)
+        cells = ax.add_collection(PatchCollection(boxes, facecolors=colours, edgecolors="black", linewidths=0.6))
         ax.set_xlim(-0.1, width + 0.1)
         ax.set_ylim(len(rows) + 0.05, -0.1)
         # Row and column numbers are plain texts rather than axis ticks: they look the same and
@@ -170,13 +170,16 @@ class BatchOrderDisplay:
         handles = [Patch(facecolor=style.color(e), edgecolor="black", label=f"epoch {e + 1}") for e in range(n_epochs)]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
         if title is None:
-            title = self._default_title()
+            title = self.default_title()
         ax.set_title(title, loc="left")
         self.ax_, self.figure_, self.cells_, self.texts_ = ax, fig, cells, texts
         return self
 
-    def _default_title(self) -> str:
+    def default_title(self) -> str:
+        """The code line, then what to notice: mixed epochs, short batches, a truncated stream."""
         head = self.code or ("rows are batches; colour = epoch" if self.batched else "one element per step")
+        if not self.batches:
+            return head + "\nthe pipeline emitted nothing"
         if not self.batched:
             return head
         sizes = self.batch_sizes

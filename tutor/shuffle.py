@@ -8,12 +8,14 @@ import tensorflow as tf
 
 from . import style
 from ._validate import require_dataset, require_integer_ids, require_positive_int
+from .display import Display, new_axes
+from .reading import read
 from .stats import epochs_of, shuffle_stats
 
 MAX_ELEMENTS = 100_000
 
 
-class ShuffleDisplay:
+class ShuffleDisplay(Display):
     """Where each element came out of a shuffle, against where it went in.
 
     Parameters
@@ -27,6 +29,12 @@ class ShuffleDisplay:
         this" limit.
     truncated : bool
         True when reading stopped at ``max_elements`` before the dataset ended.
+
+    Attributes (after :meth:`plot`)
+    ----------
+    points_ : PathCollection, one dot per emitted element
+    limit_ : Line2D or None, the dashed "can't come out earlier than this" limit
+    ax_, figure_ : the Axes and Figure
 
     Examples
     --------
@@ -56,6 +64,7 @@ class ShuffleDisplay:
     @classmethod
     def from_params(
         cls,
+        *,
         n_elements: int,
         buffer_size: int,
         seed: int = 0,
@@ -64,7 +73,7 @@ class ShuffleDisplay:
     ) -> "ShuffleDisplay":
         """Run ``Dataset.range(n_elements).shuffle(buffer_size, ...).repeat(epochs)`` for real.
 
-        >>> ShuffleDisplay.from_params(100, buffer_size=10).stats["max_moved_earlier"] <= 9
+        >>> ShuffleDisplay.from_params(n_elements=100, buffer_size=10).stats["max_moved_earlier"] <= 9
         True
         """
         where = "ShuffleDisplay.from_params"
@@ -90,9 +99,13 @@ class ShuffleDisplay:
 
     @classmethod
     def from_dataset(
-        cls, dataset: tf.data.Dataset, *, max_elements: int = 1000, n_elements: int | None = None
+        cls, dataset: tf.data.Dataset, *, max_elements: int = 1000, n_elements: int | None = None,
+        buffer_size: int | None = None,
     ) -> "ShuffleDisplay":
         """Read up to ``max_elements`` integer ids from any pipeline (batches are flattened).
+
+        Pass ``buffer_size`` (the shuffle's) to draw its limit line, and
+        ``n_elements`` when one epoch is not simply ``max(id) + 1`` elements.
 
         >>> ShuffleDisplay.from_dataset(tf.data.Dataset.range(5).shuffle(1)).order.tolist()
         [0, 1, 2, 3, 4]
@@ -101,13 +114,15 @@ class ShuffleDisplay:
         require_dataset(dataset, where)
         require_integer_ids(dataset, where)
         max_elements = require_positive_int(max_elements, "max_elements", where)
+        if buffer_size is not None:
+            buffer_size = _buffer_size(buffer_size, where)
         if dataset.element_spec.shape.rank == 1:
             dataset = dataset.unbatch()
-        values = list(dataset.take(max_elements + 1).as_numpy_iterator())
-        if not values:
+        result = read(dataset, max_elements=max_elements, where=where)
+        if not result.elements:
             raise ValueError(f"{where}: the dataset is empty, so there is no order to show.")
-        truncated = len(values) > max_elements
-        return cls(np.array(values[:max_elements], dtype=np.int64), n_elements=n_elements, truncated=truncated)
+        return cls(np.array(result.elements, dtype=np.int64), n_elements=n_elements, buffer_size=buffer_size,
+                   truncated=result.more)
 
     @property
     def stats(self) -> dict[str, float]:
@@ -129,45 +144,51 @@ class ShuffleDisplay:
 
         The dashed line is the limit a buffer of ``buffer_size`` imposes: at
         output position j only ids up to j + buffer_size - 1 have been read.
-        Sets ``ax_``, ``figure_``, ``points_`` and ``limit_`` (or None).
         """
-        fig, ax = style.subplots(ax, figsize=(6.5, 4.2))
+        fig, ax = new_axes(ax, (6.5, 4.2))
         pos = np.arange(self.order.size)
-        epochs = self.epochs
-        colors = [style.color(e if e < 7 else 7) for e in epochs.tolist()]
         limit_x, limit_y = self._limit_line() if show_limit and self.buffer_size is not None else (None, None)
-        label = f"limit: id <= position + {self.buffer_size - 1}" if limit_x is not None else None
-        if title is None:
-            title = self._default_title()
-        previous = getattr(ax, "_tutor_shuffle", None)
-        artists = getattr(ax, "_tutor_shuffle_artists", (None, None))
-        if previous == (self.n_elements, self.order.size, limit_x is not None) and artists[0] in ax.collections:
-            # Same layout as the last drawing on these axes: change the data only (fast, for explorers).
-            self.points_, self.limit_ = artists
-            self.points_.set_offsets(np.column_stack([pos, self.order]))
-            self.points_.set_facecolor(colors)
-            if self.limit_ is not None:
-                self.limit_.set_data(limit_x, limit_y)
-                ax.get_legend().get_texts()[0].set_text(label)
-            ax.set_title(title, loc="left")
-            self.ax_, self.figure_ = ax, fig
-            return self
-        ax.clear()
         size = 14 if self.order.size <= 200 else 5
-        self.points_ = ax.scatter(pos, self.order, c=colors, s=size, linewidths=0)
+        self.points_ = ax.scatter(pos, self.order, c=self._colours(), s=size, linewidths=0)
         self.limit_ = None
         if limit_x is not None:
-            (self.limit_,) = ax.plot(limit_x, limit_y, ls="--", lw=1.2, color="black", label=label)
+            (self.limit_,) = ax.plot(limit_x, limit_y, ls="--", lw=1.2, color="black", label=self._limit_label())
             ax.legend(loc="lower right", frameon=False, fontsize="small")
         ax.set_xlabel("output position (order the pipeline emits)")
         ax.set_ylabel("element id (input position)")
         ax.set_xlim(-1, max(self.order.size, 2))
         ax.set_ylim(-1, self.n_elements)
-        ax.set_title(title, loc="left")
-        ax._tutor_shuffle = (self.n_elements, self.order.size, self.limit_ is not None)
-        ax._tutor_shuffle_artists = (self.points_, self.limit_)
+        ax.set_title(self._default_title() if title is None else title, loc="left")
         self.ax_, self.figure_ = ax, fig
         return self
+
+    def replot(self, previous: "ShuffleDisplay", *, title: str | None = None) -> "ShuffleDisplay":
+        """Draw in place of ``previous`` (drawn before, in a figure an explorer owns), changing only data.
+
+        When the layout differs (number of elements or points, limit shown or
+        not), ``previous``'s axes are cleared and drawn anew.
+        """
+        same = (previous.n_elements == self.n_elements and previous.order.size == self.order.size
+                and (previous.limit_ is None) == (self.buffer_size is None))
+        ax = previous.ax_
+        if not same:
+            ax.clear()
+            return self.plot(ax=ax, title=title)
+        self.points_, self.limit_ = previous.points_, previous.limit_
+        self.points_.set_offsets(np.column_stack([np.arange(self.order.size), self.order]))
+        self.points_.set_facecolor(self._colours())
+        if self.limit_ is not None:
+            self.limit_.set_data(*self._limit_line())
+            ax.get_legend().get_texts()[0].set_text(self._limit_label())
+        ax.set_title(self._default_title() if title is None else title, loc="left")
+        self.ax_, self.figure_ = ax, previous.figure_
+        return self
+
+    def _colours(self) -> list[str]:
+        return [style.color(e if e < 7 else 7) for e in self.epochs.tolist()]
+
+    def _limit_label(self) -> str:
+        return f"limit: id <= position + {self.buffer_size - 1}"
 
     def _limit_line(self) -> tuple[list, list]:
         """The dashed limit, one segment per epoch: at position j, ids up to j + buffer_size - 1."""
@@ -186,36 +207,6 @@ class ShuffleDisplay:
             f"Spearman {s['rank_correlation']:.2f}, moved earlier at most {s['max_moved_earlier']}, "
             f"mean move {s['mean_abs_displacement']:.1f}"
         )
-
-    @classmethod
-    def compare(
-        cls,
-        buffer_sizes: Sequence[int] = (1, 2, 10, 100),
-        n_elements: int = 100,
-        *,
-        seed: int = 0,
-        ncols: int = 2,
-    ) -> list["ShuffleDisplay"]:
-        """Run and draw one shuffle per buffer size, side by side; returns the displays.
-
-        >>> [d.buffer_size for d in ShuffleDisplay.compare((1, 10), n_elements=20)]
-        [1, 10]
-        """
-        import matplotlib.pyplot as plt
-
-        if isinstance(buffer_sizes, (int, np.integer)) or not len(buffer_sizes):
-            raise TypeError(f"ShuffleDisplay.compare expects a list of buffer sizes such as [1, 2, 10, 100], got {buffer_sizes!r}.")
-        ncols = require_positive_int(ncols, "ncols", "ShuffleDisplay.compare")
-        displays = [cls.from_params(n_elements, b, seed=seed) for b in buffer_sizes]
-        nrows = -(-len(displays) // ncols)
-        fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.9 * nrows), layout="constrained", squeeze=False)
-        for disp, ax in zip(displays, axes.ravel()):
-            s = disp.stats
-            disp.plot(ax=ax, title=f"buffer_size={disp.buffer_size}: Spearman {s['rank_correlation']:.2f}")
-        for ax in axes.ravel()[len(displays):]:
-            ax.set_visible(False)
-        fig.suptitle(f"shuffle over {n_elements} elements: a bigger buffer lets elements travel further", fontsize="large")
-        return displays
 
 
 def _buffer_size(value, where: str) -> int:

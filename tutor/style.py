@@ -1,7 +1,6 @@
 """Colours, figure helpers and the projector-friendly presentation mode."""
 from __future__ import annotations
 
-import matplotlib as mpl
 
 #: Okabe-Ito: eight colours that stay distinct for colour-blind readers.
 OKABE_ITO = (
@@ -48,6 +47,8 @@ def presentation(on: bool = True) -> bool:
     True
     False
     """
+    import matplotlib as mpl
+
     global _saved_rc
     if not isinstance(on, bool):
         raise TypeError(f"presentation expects True or False, got {on!r}.")
@@ -86,13 +87,3 @@ EXPLORER_DPI = 90
 
 #: Room for two-line titles, axis labels and a legend on the right, as figure fractions.
 EXPLORER_MARGINS = {"left": 0.11, "right": 0.97, "top": 0.83, "bottom": 0.14}
-
-
-def subplots(ax=None, figsize=(7, 4)):
-    """Return ``(figure, ax)``: the given ``ax`` and its figure, or a fresh pyplot pair."""
-    if ax is not None:
-        return ax.figure, ax
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=figsize, layout="constrained")
-    return fig, ax

@@ -16,10 +16,11 @@ import numpy as np
 import tensorflow as tf
 
 from . import style
-from ._validate import require_dataset, require_positive_int, is_infinite
+from ._validate import is_infinite, require_dataset, require_positive_int
+from .display import Display, new_axes
 
 __all__ = ["DeviceReport", "StepTimer", "StepTimeDisplay", "HistoryDisplay",
-           "compare_step_times", "detect_device", "without_auto_speedups", "rotate_batch", "rotate_slow", "small_cnn", "time_steps"]
+           "compare_step_times", "detect_device", "without_auto_speedups", "small_cnn", "time_steps"]
 
 
 # -------------------------------------------------------------------- device
@@ -171,11 +172,17 @@ def compare_step_times(model_fn: Callable[[], object], datasets: Mapping[str, tf
     return best
 
 
-class StepTimeDisplay:
+class StepTimeDisplay(Display):
     """Bars of the time of each training step, one colour per pipeline.
 
     ``times`` maps a pipeline name to its step times in seconds; ``medians``
     and ``ratio(a, b)`` summarize them.
+
+    Attributes (after :meth:`plot`)
+    ----------
+    bars_ : dict, pipeline name -> BarContainer
+    median_lines_ : dict, pipeline name -> Line2D (dashed)
+    ax_, figure_ : the Axes and Figure
     """
 
     def __init__(self, times: Mapping[str, Sequence[float]]):
@@ -200,9 +207,9 @@ class StepTimeDisplay:
 
     __repr__ = __str__
 
-    def plot(self, *, ax=None, figsize=(8, 3.5)) -> "StepTimeDisplay":
-        """Draw grouped bars (x: step, y: milliseconds) and dashed median lines."""
-        self.figure_, self.ax_ = style.subplots(ax, figsize)
+    def plot(self, *, ax=None, title: str | None = None, figsize=(8, 3.5)) -> "StepTimeDisplay":
+        """Draw grouped bars (x: step, y: milliseconds) and dashed median lines; returns ``self``."""
+        self.figure_, self.ax_ = new_axes(ax, figsize)
         n = len(self.times)
         width = 0.8 / max(n, 1)
         self.bars_, self.median_lines_ = {}, {}
@@ -215,13 +222,20 @@ class StepTimeDisplay:
         self.ax_.xaxis.set_major_locator(MaxNLocator(integer=True))
         self.ax_.set_xlabel("training step (after warm-up)")
         self.ax_.set_ylabel("step time (ms)")
-        self.ax_.set_title("Time per training step: lower is better (dashed: median)")
+        self.ax_.set_title(title if title is not None else "Time per training step: lower is better (dashed: median)")
         self.ax_.legend(loc="upper right", fontsize="small")
         return self
 
 
-class HistoryDisplay:
-    """The training curve: loss (and accuracy) per epoch from ``model.fit``'s History."""
+class HistoryDisplay(Display):
+    """The training curve: loss (and accuracy) per epoch from ``model.fit``'s History.
+
+    Attributes (after :meth:`plot`)
+    ----------
+    lines_ : dict, metric name ("loss", "val_loss", "accuracy", ...) -> Line2D
+    acc_ax_ : the twin Axes that holds the accuracy curves (None without accuracy)
+    ax_, figure_ : the Axes (loss) and Figure
+    """
 
     def __init__(self, history: Mapping[str, Sequence[float]]):
         self.history = {k: [float(v) for v in vals] for k, vals in history.items()}
@@ -231,10 +245,11 @@ class HistoryDisplay:
         """Accept the ``History`` object that ``model.fit`` returns, or its ``.history`` dict."""
         return cls(getattr(history, "history", history))
 
-    def plot(self, *, ax=None, figsize=(8, 3.2)) -> "HistoryDisplay":
-        """Loss on the left axis, accuracy on a twin axis; validation dashed."""
-        self.figure_, self.ax_ = style.subplots(ax, figsize)
+    def plot(self, *, ax=None, title: str | None = None, figsize=(8, 3.2)) -> "HistoryDisplay":
+        """Loss on the left axis, accuracy on a twin axis; validation dashed; returns ``self``."""
+        self.figure_, self.ax_ = new_axes(ax, figsize)
         self.lines_ = {}
+        self.acc_ax_ = None
         epochs = None
         for i, base in enumerate(["loss", "accuracy"]):
             target = self.ax_ if base == "loss" else self.ax_.twinx()
@@ -252,53 +267,11 @@ class HistoryDisplay:
             self.ax_.set_xticks(epochs)
         handles = list(self.lines_.values())
         self.ax_.legend(handles, [h.get_label() for h in handles], loc="center right", fontsize="small")
-        self.ax_.set_title("Training curve: loss falls, accuracy rises (dashed: validation)")
+        self.ax_.set_title(title if title is not None else "Training curve: loss falls, accuracy rises (dashed: validation)")
         return self
 
 
-# ------------------------------------------------------------- augmentation
-_GENERATOR = None
-
-
-def _random_degrees(shape, degrees: float) -> tf.Tensor:
-    """Random angles (radians) from one tf.random.Generator whose state lives in a variable.
-
-    A plain ``tf.random.uniform`` inside ``map`` restarts its sequence with every
-    new iterator once a global seed is set (``keras.utils.set_random_seed``), so
-    every epoch would get the same "random" angles. The generator's state
-    carries on from epoch to epoch.
-    """
-    global _GENERATOR
-    if _GENERATOR is None:
-        with tf.init_scope():  # create the variable eagerly, even while a map function is traced
-            _GENERATOR = tf.random.Generator.from_seed(0)
-    return _GENERATOR.uniform(shape, -degrees, degrees) * (np.pi / 180)
-
-
-def rotate_slow(image: tf.Tensor, label: tf.Tensor, degrees: float = 15.0):
-    """Map function: rotate ONE image by a random angle with SciPy inside ``tf.py_function``.
-
-    Deliberately slow: Python runs once per element and holds the GIL, so
-    ``num_parallel_calls`` barely helps. Use as ``ds.map(rotate_slow)`` before ``batch``.
-    """
-    from .rotation import rotate_scipy_tf
-
-    angle = _random_degrees([], degrees)
-    return rotate_scipy_tf(tf.cast(image, tf.float32), angle), label
-
-
-def rotate_batch(images: tf.Tensor, labels: tf.Tensor, degrees: float = 15.0):
-    """Map function: rotate a whole BATCH, each image by its own random angle, in one TF op.
-
-    Use as ``ds.batch(64).map(rotate_batch, num_parallel_calls=tf.data.AUTOTUNE)``.
-    """
-    from .rotation import rotate
-
-    images = tf.cast(images, tf.float32)
-    angles = _random_degrees(tf.shape(images)[:1], degrees)
-    return rotate(images, angles), labels
-
-
+# ------------------------------------------------------------- baselines
 def without_auto_speedups(dataset: tf.data.Dataset) -> tf.data.Dataset:
     """Turn off what TensorFlow speeds up on its own, for an honest slow baseline.
 

@@ -2,7 +2,7 @@
 
 Checks that tensorflow-cpu (not tensorflow) and tutor are installed as
 binder/ asks, then runs every notebooks/*.ipynb TWICE in one fresh kernel of
-this venv (tutor.nbtools.execute(runs=2, write=False)) while polling the
+this venv (tools.nbtools.execute(runs=2, write=False)) while polling the
 kernel's memory, and fails on any cell error or any kernel peak over 1.5 GB.
 """
 from __future__ import annotations

@@ -7,19 +7,27 @@ The learner passes the object to check explicitly::
 
 ``check`` returns a :class:`Result`; it renders as a coloured box in Jupyter
 and as one line of plain text elsewhere, and ``result.passed`` says whether it
-passed.
+passed. It never raises and never hangs: reading an answer is bounded in
+elements and in time, and an error raised by the learner's pipeline comes back
+as a sentence, with the original text in a collapsed detail.
 """
 from __future__ import annotations
 
-import html
 import textwrap
 from typing import Any, Callable, Sequence
+
+from .. import render
+from ..reading import ReadTimeout
 
 UNATTEMPTED = "unattempted"
 CORRECT = "correct"
 NOT_YET = "not yet"
 
-_COLOURS = {CORRECT: ("#009E73", "Correct"), NOT_YET: ("#D55E00", "Not yet"), UNATTEMPTED: ("#0072B2", "Not attempted")}
+_LOOKS = {CORRECT: (render.GREEN, "Correct"), NOT_YET: (render.ORANGE, "Not yet"),
+          UNATTEMPTED: (render.BLUE, "Not attempted")}
+
+#: Longest piece of a learner's answer repeated back in a message.
+ECHO_LIMIT = 80
 
 
 class CheckFailed(Exception):
@@ -31,13 +39,26 @@ def fail(message: str) -> None:
     raise CheckFailed(message)
 
 
-class Result:
-    """The outcome of ``Question.check``: ``passed``, ``status`` and ``message``."""
+def shorten(value: Any, limit: int = ECHO_LIMIT) -> str:
+    """``repr(value)``, cut to ``limit`` characters, so a huge answer is never echoed in full.
 
-    def __init__(self, status: str, message: str, title: str = ""):
+    >>> shorten("x" * 1000)[-12:]
+    "… (1002 ch.)"
+    """
+    text = value if isinstance(value, str) and value.startswith(("'", '"')) else repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text)} ch.)"
+
+
+class Result:
+    """The outcome of ``Question.check``: ``passed``, ``status``, ``message`` and optional ``details``."""
+
+    def __init__(self, status: str, message: str, title: str = "", *, details: str | None = None):
         self.status = status
         self.message = message
         self.title = title
+        self.details = details
 
     @property
     def passed(self) -> bool:
@@ -47,17 +68,14 @@ class Result:
         return self.passed
 
     def __str__(self) -> str:
-        label = _COLOURS[self.status][1]
-        return f"{label}: {self.message}"
+        return f"{_LOOKS[self.status][1]}: {self.message}"
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        colour, label = _COLOURS[self.status]
-        return (
-            f"<div style='border-left:6px solid {colour};padding:4px 10px'>"
-            f"<b style='color:{colour}'>{label}</b> {html.escape(self.message)}</div>"
-        )
+        colour, label = _LOOKS[self.status]
+        return render.box(label, self.message, colour=colour, details=self.details,
+                          details_label="what TensorFlow said")
 
 
 class Text:
@@ -72,8 +90,9 @@ class Text:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        inner = f"<pre>{html.escape(self.body)}</pre>" if self.code else html.escape(self.body)
-        return f"<div style='border-left:6px solid #56B4E9;padding:4px 10px'><b>{self.label}</b> {inner}</div>"
+        if self.code:
+            return render.code_block(self.label, self.body)
+        return render.box(self.label, self.body, colour=render.SKY)
 
 
 class Question:
@@ -102,20 +121,21 @@ class Question:
 
     def check(self, answer: Any = ...) -> Result:
         """Check ``answer``; ``...`` (the placeholder) counts as not attempted yet."""
-        if answer is ... or answer is None:
-            return Result(
-                UNATTEMPTED,
-                f"{self.title}: replace the `...` with your answer, then run this cell again.",
-                self.title,
-            )
+        if answer is ...:
+            return Result(UNATTEMPTED, f"{self.title}: replace the `...` with your answer, then run this cell again.",
+                          self.title)
+        if answer is None:
+            return Result(NOT_YET, f"{self.title}: your answer is None. A function that has no `return` gives "
+                                   "None, and so does assigning the result of print(); set `answer` to the value "
+                                   "itself.", self.title)
         try:
             message = self._checker(answer)
         except CheckFailed as exc:
             return Result(NOT_YET, f"{self.title}: {exc}", self.title)
-        except Exception as exc:  # the learner's pipeline itself failed while being read
-            kind = type(exc).__name__
-            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            return Result(NOT_YET, f"{self.title}: reading your answer raised {kind}: {text}", self.title)
+        except ReadTimeout as exc:
+            return Result(NOT_YET, f"{self.title}: {_after_colon(str(exc))}", self.title)
+        except Exception as exc:  # the learner's pipeline failed while being read: a sentence, original in details
+            return Result(NOT_YET, f"{self.title}: {explain_error(exc)}", self.title, details=_original(exc))
         return Result(CORRECT, f"{self.title}: {message}", self.title)
 
     def hint(self, number: int | None = None) -> Text:
@@ -148,3 +168,60 @@ class Question:
 
     def __repr__(self) -> str:
         return f"Question({self.title!r})"
+
+
+# ------------------------------------------------------------------ errors into sentences
+def explain_error(exc: BaseException) -> str:
+    """A sentence for an error raised while reading a learner's answer (the original goes in details)."""
+    import tensorflow as tf
+
+    text = _first_line(exc)
+    low = text.lower()
+    if isinstance(exc, tf.errors.NotFoundError):
+        return "your pipeline tried to open a file that does not exist. Check the file names or paths it reads."
+    if isinstance(exc, tf.errors.OutOfRangeError) or isinstance(exc, StopIteration):
+        return "your dataset ended before the checker had read what it needs: is it empty, or cut short by take()?"
+    if isinstance(exc, tf.errors.DataLossError):
+        return "a file your pipeline reads is truncated or corrupt, so TensorFlow could not read a record from it."
+    if "string" in low and ("number" in low or "convert" in low or "cast" in low) or "stringtonumber" in low:
+        return ("your pipeline holds text (strings) where numbers were expected. Parse them first, for example "
+                "with tf.strings.to_number, or start from numbers.")
+    if isinstance(exc, tf.errors.InvalidArgumentError):
+        if "shape" in low or "dimension" in low or "incompatible" in low or "rank" in low:
+            return ("a tensor in your pipeline has a different shape than the next step expects (for example "
+                    "batches where single elements were expected, or the wrong number of values).")
+        if "dtype" in low or "type" in low:
+            return "a tensor in your pipeline has a different type (dtype) than the next step expects."
+        return "your pipeline raised an error while it was read; the details below say where."
+    if "0-dimensional" in low or "truth value of an array" in low or "only length-1" in low \
+            or "only integer scalar" in low:
+        return ("an element holds several values where one number was expected: is your dataset batched, or are "
+                "its elements tuples? Compare its element_spec with what the exercise asks for.")
+    if isinstance(exc, (KeyError,)):
+        return f"an element has no part named {shorten(exc.args[0] if exc.args else '?', 40)}: check the names of its features."
+    if isinstance(exc, IndexError):
+        return "an element has fewer parts than expected: check the structure of each element (its element_spec)."
+    if isinstance(exc, TypeError):
+        return ("something in your answer has a different type than expected: check what the exercise asks "
+                "for (a dataset, a number, a function, a tuple?).")
+    if isinstance(exc, ValueError):
+        return "a value in your answer does not fit what the exercise expects; the details below say which."
+    return f"reading your answer failed ({type(exc).__name__}); the details below say where."
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else ""
+
+
+def _original(exc: BaseException) -> str:
+    """The original error, without TensorFlow's op traceback and debug links, for the collapsed detail."""
+    lines = [line for line in str(exc).strip().splitlines()
+             if line.strip() and "https://" not in line and not line.startswith("\t")]
+    return f"{type(exc).__name__}: " + "\n".join(lines[:6])
+
+
+def _after_colon(text: str) -> str:
+    """Drop the ``where:`` prefix of a tutor error; the question's title already says where."""
+    head, sep, rest = text.partition(": ")
+    return rest if sep and " " not in head else text

@@ -1,4 +1,4 @@
-"""Lesson 05 exercises: make a pipeline faster by reordering, read timelines, place the cache.
+"""Lesson 05 exercises: map after batch, augmentation frozen by cache, where batch goes.
 
 >>> from tutor.checks import lesson05 as ex
 >>> ex.q1.check(...).status
@@ -6,227 +6,187 @@
 """
 from __future__ import annotations
 
-import threading
-import time
-from typing import Any, Callable
 
 import numpy as np
 import tensorflow as tf
 
-from ..timeline import Pipeline, naive_options
-from ..timeline.work import sleep_work
+from ..augment import random_rotate, rotate_batch
+from ..doctor import read_pipeline
 from . import _read
-from ._core import Question, Result, fail
+from ._core import Question, fail
 
-__all__ = ["decode", "augment", "slow_pipeline", "decode_calls", "q2_pipeline", "q4_pipeline",
-           "q1", "q2", "q3", "q4"]
-
-N_FILES, EPOCHS, BATCH = 12, 3, 4
-DECODE_SECONDS = 0.01
-_calls = 0
-_lock = threading.Lock()
-_rng = None
+__all__ = ["mirror", "random_rotate", "rotate_batch", "broken_cache_pipeline", "q1", "q2", "q3"]
 
 
-def decode(file_id: tf.Tensor) -> tf.Tensor:
-    """Stand-in for reading and decoding file ``file_id``: about 10 ms, returns ``file_id * 10`` as float32."""
-
-    def work(i):
-        global _calls
-        with _lock:
-            _calls += 1
-        time.sleep(DECODE_SECONDS)
-        return np.float32(int(i) * 10)
-
-    y = tf.py_function(work, [file_id], Tout=tf.float32)
-    y.set_shape(())
-    return y
+def mirror(image: tf.Tensor) -> tf.Tensor:
+    """Mirror one grey image [H, W] left to right (the per-element transform of q1)."""
+    return tf.reverse(image, axis=[1])
 
 
-def decode_calls() -> int:
-    """How many times :func:`decode` has run so far in this kernel."""
-    return _calls
+def broken_cache_pipeline(images) -> tf.data.Dataset:
+    """q2's starting point: the random map sits before cache, so every epoch repeats epoch 1."""
+    return tf.data.Dataset.from_tensor_slices(images).map(random_rotate).cache().batch(16)
 
 
-def augment(image: tf.Tensor) -> tf.Tensor:
-    """Random augmentation: adds a fresh random number in [0, 1) every time it runs."""
-    global _rng
-    if _rng is None:
-        _rng = tf.random.Generator.from_seed(5)
-    return image + _rng.uniform([])
+def _chain(ds: tf.data.Dataset) -> list[tuple[str, tf.data.Dataset]]:
+    """(stage kind, dataset) from the source to the output, skipping option stages."""
+    return [(stage.kind, stage.dataset) for stage in read_pipeline(ds) if stage.kind != "options"]
 
 
-def slow_pipeline(source: tf.data.Dataset) -> tf.data.Dataset:
-    """q1's starting point: all the right stages, in an order that makes it slow."""
-    return source.repeat(EPOCHS).map(decode).cache().map(augment).batch(BATCH)
+def _names(chain) -> list[str]:
+    return [name for name, _ in chain]
 
 
-def _source() -> tf.data.Dataset:
-    return tf.data.Dataset.range(N_FILES)
+def _pipeline(chain) -> str:
+    return " -> ".join(_names(chain))
 
 
-class FunctionQuestion(Question):
-    """A question answered with a function ``f(source) -> Dataset``; ``return ...`` counts as not attempted."""
-
-    def check(self, answer: Any = ...) -> Result:
-        if callable(answer) and not isinstance(answer, tf.data.Dataset):
-            try:
-                placeholder = answer(tf.data.Dataset.range(1)) is ...
-            except Exception:  # the real check reports it
-                placeholder = False
-            if placeholder:
-                return super().check(...)
-        return super().check(answer)
-
-
-def _values(ds: tf.data.Dataset, limit: int = 100) -> np.ndarray:
-    batches = _read.elements(_read.dataset(ds, "your function to return a tf.data.Dataset"), limit)
-    if not batches or np.ndim(batches[0]) != 1:
-        fail("expected batches of 4 numbers: keep .batch(4) as the last stage.")
-    return np.concatenate(batches)
-
-
-def _check_content(values: np.ndarray) -> None:
-    expected = sorted([i * 10 for i in range(N_FILES)] * EPOCHS)
-    if len(values) != len(expected):
-        fail(f"expected {len(expected)} values ({N_FILES} files x {EPOCHS} epochs), got {len(values)}.")
-    if sorted(np.floor(values).astype(int).tolist()) != expected:
-        fail("the decoded values are not the 12 files three times each: use every stage exactly once.")
-    copies = {}
-    for v in values.tolist():
-        copies.setdefault(int(np.floor(v)), []).append(v)
-    if any(len(set(c)) < len(c) for c in copies.values()):
-        fail("the same file came out with the same random augmentation in two epochs: the augmentation is "
-             "frozen. Random stages belong after cache().")
-
-
-def _seconds(make: Callable[[], tf.data.Dataset]) -> float:
-    start = time.perf_counter()
-    for _ in make().take(100):
-        pass
-    return time.perf_counter() - start
+# --------------------------------------------------------------------------- q1
+def _check_q1(answer) -> str:
+    ds = _read.dataset(answer, "a tf.data.Dataset (your batched pipeline)")
+    chain = _chain(ds)
+    names = _names(chain)
+    if "batch" not in names:
+        fail("there is no batch() in your pipeline; batch first, then map over whole batches.")
+    if "map" not in names[names.index("batch") + 1:]:
+        fail(f"your map still runs before batch ({_pipeline(chain)}), so it is called once per image. Put batch(32) first, then map.")
+    if "map" in names[: names.index("batch")]:
+        fail(f"there is still a map before batch ({_pipeline(chain)}); move all the work after batch.")
+    source = chain[0][1]
+    spec = source.element_spec
+    if not (isinstance(spec, tf.TensorSpec) and spec.shape.rank == 2):
+        fail(f"start from tf.data.Dataset.from_tensor_slices(images) with images [n, 28, 28]; your source gives {spec}.")
+    originals = _read.elements(source, 5000)
+    expected = np.stack([np.asarray(mirror(x)) for x in originals])
+    batches = _read.elements(ds, 1000)
+    if np.ndim(batches[0]) != 3:
+        fail(f"each element should be a batch [batch, 28, 28]; batch 0 has shape {np.shape(batches[0])}.")
+    got = np.concatenate(batches)
+    if got.shape != expected.shape:
+        fail(f"your pipeline produced {got.shape[0]} images of shape {got.shape[1:]}; expected {expected.shape[0]} of {expected.shape[1:]}.")
+    start = 0
+    for b, batch in enumerate(batches):
+        for i in range(len(batch)):
+            if not np.array_equal(batch[i], expected[start + i]):
+                hint = ""
+                if np.array_equal(batch[i], expected[start + i][::-1, ::-1]):
+                    hint = (" It is flipped upside down: after batch, axis 0 counts images and axis 1 is the rows, "
+                            "so the columns are axis 2.")
+                elif np.array_equal(batch[i], originals[start + i]):
+                    hint = " It is not mirrored at all."
+                fail(f"batch {b}, image {i} differs from what the per-element map gives.{hint}")
+        start += len(batch)
+    return f"{len(batches)} batches, {got.shape[0]} images, identical to the per-element map: the mirror now runs once per batch."
 
 
-def _check_q1(answer: Any) -> str:
-    if isinstance(answer, tf.data.Dataset) or not callable(answer):
-        fail("pass your *function* (the one that takes `source` and returns the dataset), "
-             "without calling it: q1.check(fast_pipeline).")
-    _check_content(_values(answer(_source())))
-    naive = _seconds(lambda: slow_pipeline(_source()).with_options(naive_options()))
-    mine = min(_seconds(lambda: answer(_source())) for _ in range(2))
-    ratio = naive / max(mine, 1e-9)
-    if ratio < 2.0:
-        fail(f"your pipeline took {mine:.2f} s and the slow one {naive:.2f} s (measured just now): "
-             f"only {ratio:.1f}x faster, 2x needed. Which stage runs 36 times but only needs to run 12 times?")
-    return f"{ratio:.1f}x faster than the slow order ({mine:.2f} s vs {naive:.2f} s, measured just now)."
-
-
-q1 = FunctionQuestion(
-    "Exercise 1: faster by reordering",
+q1 = Question(
+    "Exercise 1: the same mirror, one call per batch",
     _check_q1,
     hints=[
-        "Count how often decode runs in the slow order: repeat(3) comes first, so 36 times.",
-        "cache() only saves work for the stages *before* it, and only when the cache is filled once "
-        "and then read again, which needs repeat() *after* cache().",
-        "Random augmentation must stay after cache(), or it is frozen.",
+        "Start again from tf.data.Dataset.from_tensor_slices(images) and call .batch(32) before .map(...).",
+        "After batch each element has shape [batch, 28, 28]: axis 0 counts images, axis 1 is rows, axis 2 is columns.",
+        "Mirroring left to right reverses the columns: tf.reverse(x, axis=[2]) on a batch.",
     ],
     solution="""
-    def fast_pipeline(source):
-        return source.map(tutor.checks.lesson05.decode).cache().repeat(3).map(tutor.checks.lesson05.augment).batch(4)
-
-    answer = fast_pipeline
-    """,
+images = tutor.data.digits(256, seed=1)[0]
+answer = (
+    tf.data.Dataset.from_tensor_slices(images)
+    .batch(32)
+    .map(lambda x: tf.reverse(x, axis=[2]))  # axis 2: the columns of every image in the batch
+)
+""",
 )
 
 
-# --- reading timelines --------------------------------------------------------------------------
-CHOICES = {
-    "a": "The input pipeline is the bottleneck: its map is busy all the time while the consumer waits.",
-    "b": "The training step is the bottleneck: the map finishes early and then waits for the consumer.",
-    "c": "The prefetch buffer is too small: a larger buffer_size would remove the waiting.",
-    "d": "Nothing to fix: the consumer never waits at all, not even for the first element.",
-}
+# --------------------------------------------------------------------------- q2
+def _check_q2(answer) -> str:
+    ds = _read.dataset(answer, "a tf.data.Dataset (the fixed pipeline)")
+    chain = _chain(ds)
+    names = _names(chain)
+    if "repeat" in names:
+        fail("leave repeat() out: this check reads two epochs itself, one pass each.")
+    epochs = [np.concatenate([b if np.ndim(b) == 3 else b[None] for b in _read.elements(ds, 1000)]) for _ in range(2)]
+    if epochs[0].shape != epochs[1].shape:
+        fail(f"epoch 1 gave {epochs[0].shape[0]} images and epoch 2 gave {epochs[1].shape[0]}; each epoch should give every image once.")
+    same = [bool(np.array_equal(a, b)) for a, b in zip(*epochs)]
+    if all(same):
+        fail(f"epoch 2 repeated epoch 1 exactly (all {len(same)} images, starting with image 0): the random map still runs "
+             "before cache(), so cache stores its first draws. Move cache() before the random map.")
+    if "cache" not in names:
+        fail("the draws change every epoch now, but cache() is gone. Keep it, just before the random map: "
+             "the deterministic work is cached and the augmentation runs fresh every epoch.")
+    after_cache = names[names.index("cache") + 1:]
+    if "map" not in after_cache:
+        fail(f"the random map should come after cache ({_pipeline(chain)}).")
+    changed = len(same) - sum(same)
+    return f"{changed} of {len(same)} images differ between epoch 1 and epoch 2; the augmentation is alive again ({_pipeline(chain)})."
 
 
-def q2_pipeline() -> Pipeline:
-    """The pipeline behind q2's timeline: 40 ms of work per element, prefetch(2); record it with step_time=0.01."""
-    return Pipeline(tf.data.Dataset.range(12), options=naive_options()).map(sleep_work(0.04), name="map").prefetch(2)
-
-
-def q4_pipeline() -> Pipeline:
-    """The pipeline behind q4's timeline: 10 ms of work per element, prefetch(1); record it with step_time=0.04."""
-    return Pipeline(tf.data.Dataset.range(12), options=naive_options()).map(sleep_work(0.01), name="map").prefetch(1)
-
-
-_WHY = {
-    "a": "the map row is only partly busy and the consumer almost never waits, so this pipeline is not input-bound.",
-    "b": "look at the grey: the consumer waits before most steps, so the training step is not what holds it up.",
-    "c": "a buffer only smooths out bumps. When the producer is slower on average, the buffer is empty most of "
-         "the time, whatever its size.",
-    "d": "there is always some grey at the start: the first element has to be made before the first step.",
-}
-
-
-def _choice(answer: Any) -> str:
-    if not isinstance(answer, str) or answer.strip().lower() not in CHOICES:
-        fail(f"answer with one letter from {sorted(CHOICES)} as a string, e.g. 'a'; got {answer!r}.")
-    return answer.strip().lower()
-
-
-def _check_q2(answer: Any) -> str:
-    letter = _choice(answer)
-    if letter != "a":
-        fail(f"({letter}) {_WHY[letter]}")
-    return "right: the map stage needs 40 ms per element and the step only 10 ms. Parallelize the map."
-
-
-def _check_q4(answer: Any) -> str:
-    letter = _choice(answer)
-    if letter != "b":
-        why = dict(_WHY, a="the map row has gaps and the consumer only waits for the first element, so the input "
-                            "is not the bottleneck.", b="")
-        fail(f"({letter}) {why[letter]}")
-    return "right: the step (40 ms) is slower than the map (10 ms); speeding up the input would change nothing."
-
-
-q2 = Question("Exercise 2: read a timeline", _check_q2,
-              hints=["Is the map row full or gappy? Is there grey before most consumer steps?",
-                     "A buffer cannot make the producer faster on average."],
-              solution="answer = 'a'")
-q4 = Question("Exercise 4: read another timeline", _check_q4,
-              hints=["Where are the gaps: in the map row or in the consumer row?"],
-              solution="answer = 'b'")
-
-
-# --- q3: the seed's fix ------------------------------------------------------------------------
-def _check_q3(answer: Any) -> str:
-    if isinstance(answer, tf.data.Dataset) or not callable(answer):
-        fail("pass your function that takes `source` and returns the dataset, without calling it.")
-    before = decode_calls()
-    values = _values(answer(_source()))
-    runs = decode_calls() - before
-    _check_content(values)
-    if runs > N_FILES:
-        fail(f"decode ran {runs} times for {N_FILES} files: the cache did not save the work. "
-             "Put cache() right after decode and before repeat().")
-    epochs = [np.floor(values[k * N_FILES:(k + 1) * N_FILES]).tolist() for k in range(EPOCHS)]
-    if epochs[0] == epochs[1] == epochs[2]:
-        fail("every epoch came out in the same order: shuffle after cache() (and before batch) to get a new "
-             "order each epoch.")
-    return f"decode ran {runs} times for {EPOCHS} epochs, each epoch has a new order and new augmentations."
-
-
-q3 = FunctionQuestion(
-    "Exercise 3: the seed pipeline, fixed",
-    _check_q3,
-    hints=["decode once: map(decode) then cache() then repeat(3).",
-           "shuffle and augment after the cache, then batch(4)."],
+q2 = Question(
+    "Exercise 2: bring a frozen augmentation back to life",
+    _check_q2,
+    hints=[
+        "Draw two epochs with AugmentationGridDisplay.from_epochs: which rows are identical?",
+        "cache() stores whatever reaches it during the first full pass, random draws included.",
+        "Put cache() right after from_tensor_slices (or after the expensive, deterministic decoding) and random_rotate after it.",
+    ],
     solution="""
-    ex = tutor.checks.lesson05
+images = tutor.data.digits(64, seed=2)[0]
+from tutor.augment import random_rotate
+answer = (
+    tf.data.Dataset.from_tensor_slices(images)
+    .cache()                 # cache what does not change ...
+    .map(random_rotate)      # ... and draw new angles in every epoch
+    .batch(16)
+)
+""",
+)
 
-    def fixed(source):
-        return source.map(ex.decode).cache().shuffle(12, seed=0).repeat(3).map(ex.augment).batch(4)
 
-    answer = fixed
-    """,
+# --------------------------------------------------------------------------- q3
+def _check_q3(answer) -> str:
+    ds = _read.dataset(answer, "a tf.data.Dataset of (images, labels) batches")
+    chain = _chain(ds)
+    names = _names(chain)
+    for needed in ("shuffle", "batch", "map"):
+        if needed not in names:
+            fail(f"your pipeline ({_pipeline(chain)}) has no {needed}(); it needs shuffle, batch and map(rotate_batch).")
+    b = names.index("batch")
+    if names.index("shuffle") > b:
+        fail(f"shuffle comes after batch ({_pipeline(chain)}), so it shuffles whole batches and the images inside a batch "
+             "always stay together. Shuffle single images first, then batch.")
+    if "map" not in names[b + 1:]:
+        fail(f"rotate_batch must run after batch ({_pipeline(chain)}).")
+    spec = ds.element_spec
+    if not (isinstance(spec, tuple) and len(spec) == 2 and spec[0].shape.rank == 3 and spec[1].shape.rank == 1):
+        fail(f"each element should be (images [batch, 28, 28], labels [batch]); got {spec}.")
+    batches = _read.elements(ds, 1000)
+    labels = np.concatenate([lab for _, lab in batches])
+    source = chain[0][1]
+    source_labels = np.array([lab for _, lab in _read.elements(source, 5000)])
+    if sorted(labels.tolist()) != sorted(source_labels.tolist()):
+        fail("one epoch should hold every (image, label) pair exactly once; some labels are missing or repeated.")
+    if np.array_equal(labels, source_labels):
+        fail("the labels come out in their original order: is the shuffle buffer big enough?")
+    return f"{len(batches)} batches: shuffled one image at a time, then rotated one batch per call ({_pipeline(chain)})."
+
+
+q3 = Question(
+    "Exercise 3: put batch where the rotation is vectorized",
+    _check_q3,
+    hints=[
+        "rotate_batch is written for whole batches: it draws one angle per image and rotates them all in one op call.",
+        "Shuffling whole batches keeps the same images together forever; shuffle single images.",
+        "Order: shuffle, then batch, then map(rotate_batch).",
+    ],
+    solution="""
+images, labels = tutor.data.digits(256, seed=3)
+from tutor.augment import rotate_batch
+answer = (
+    tf.data.Dataset.from_tensor_slices((images, labels))
+    .shuffle(256, seed=0)
+    .batch(32)
+    .map(rotate_batch)
+)
+""",
 )

@@ -1,7 +1,4 @@
-"""Exercises for lesson 07 (TFRecord).
-
-q1: write the feature spec that parses :func:`mystery_records`.
-q2: make a parsing pipeline vectorized (``parse_example`` after ``batch``).
+"""Lesson 07 exercises: make a pipeline faster by reordering, read timelines, place the cache.
 
 >>> from tutor.checks import lesson07 as ex
 >>> ex.q1.check(...).status
@@ -9,167 +6,193 @@ q2: make a parsing pipeline vectorized (``parse_example`` after ``batch``).
 """
 from __future__ import annotations
 
-import atexit
-import shutil
-import tempfile
-from typing import Any
+import threading
+import time
+from typing import Any, Callable
 
 import numpy as np
 import tensorflow as tf
 
-from .. import tfrecord
-from ..tfrecord_errors import FeatureSpecError
-from ._core import Question, fail
-from ._read import dataset as _dataset
+from ..timeline import Pipeline, naive_options
+from ..timeline.work import sleep_work
+from . import _read
+from ._core import Question, Result, fail
 
-__all__ = ["q1", "q2", "mystery_records", "example_files", "parse_stages"]
+__all__ = ["decode", "augment", "slow_pipeline", "decode_calls", "q2_pipeline", "q4_pipeline",
+           "q1", "q2", "q4"]
 
-_TAGS = ([3, 1, 4], [1, 5], [9, 2, 6, 5])
-
-
-def mystery_records() -> list[bytes]:
-    """Three serialized Examples with features ``id``, ``position``, ``caption`` and ``tags``."""
-    records = []
-    for i, tags in enumerate(_TAGS):
-        records.append(tfrecord.make_example({
-            "id": 100 + i,
-            "position": np.array([0.5 * i, 1.0 - 0.25 * i], np.float32),
-            "caption": f"digit number {i}".encode(),
-            "tags": np.array(tags, np.int64),
-        }).SerializeToString())
-    return records
+N_FILES, EPOCHS, BATCH = 12, 3, 4
+DECODE_SECONDS = 0.01
+_calls = 0
+_lock = threading.Lock()
+_rng = None
 
 
-def _check_spec(spec: Any) -> str:
-    if not isinstance(spec, dict):
-        fail(f"expected a dict from feature name to tf.io.FixedLenFeature / VarLenFeature, got {type(spec).__name__}.")
-    wanted = {"id", "position", "caption", "tags"}
-    missing, extra = sorted(wanted - set(spec)), sorted(set(spec) - wanted)
-    if extra:
-        fail(f"the records hold no feature named {extra[0]!r}; they hold {sorted(wanted)}. "
-             "Look again at tutor.inspect_record(records[0]).")
-    if missing:
-        fail(f"your spec leaves out {missing[0]!r}; parse all four features: {sorted(wanted)}.")
-    records = mystery_records()
-    try:
-        parsed = tfrecord.parse_example(records, spec)
-    except FeatureSpecError as exc:
-        fail(str(exc))
-    ids = parsed["id"].numpy().ravel().tolist()
-    if ids != [100, 101, 102]:
-        fail(f"'id' parsed as {ids}; read it as tf.io.FixedLenFeature([], tf.int64) for one number per record.")
-    position = parsed["position"]
-    if isinstance(position, tf.SparseTensor) or position.shape[1:] != (2,):
-        fail("'position' always holds exactly 2 floats: tf.io.FixedLenFeature([2], tf.float32) gives a dense "
-             "[batch, 2] tensor.")
-    caption = parsed["caption"]
-    if isinstance(caption, tf.SparseTensor) or caption.shape.rank != 1:
-        fail("'caption' is one string per record: tf.io.FixedLenFeature([], tf.string).")
-    tags = parsed["tags"]
-    if not isinstance(tags, (tf.SparseTensor, tf.RaggedTensor)):
-        fail("'tags' has a different length in each record (3, 2 and 4 values): use "
-             "tf.io.VarLenFeature(tf.int64), or tf.io.RaggedFeature(tf.int64).")
-    if isinstance(tags, tf.SparseTensor):
-        tags = tf.RaggedTensor.from_sparse(tags)
-    if [list(t) for t in tags.to_list()] != [list(t) for t in _TAGS]:
-        fail(f"'tags' parsed as {tags.to_list()}, expected {[list(t) for t in _TAGS]}.")
-    return "all four features parse; 'tags' varies in length, so it comes back sparse (or ragged)."
+def decode(file_id: tf.Tensor) -> tf.Tensor:
+    """Stand-in for reading and decoding file ``file_id``: about 10 ms, returns ``file_id * 10`` as float32."""
+
+    def work(i):
+        global _calls
+        with _lock:
+            _calls += 1
+        time.sleep(DECODE_SECONDS)
+        return np.float32(int(i) * 10)
+
+    y = tf.py_function(work, [file_id], Tout=tf.float32)
+    y.set_shape(())
+    return y
 
 
-q1 = Question(
-    "Exercise 1 (a feature spec that fits)",
-    _check_spec,
+def decode_calls() -> int:
+    """How many times :func:`decode` has run so far in this kernel."""
+    return _calls
+
+
+def augment(image: tf.Tensor) -> tf.Tensor:
+    """Random augmentation: adds a fresh random number in [0, 1) every time it runs."""
+    global _rng
+    if _rng is None:
+        _rng = tf.random.Generator.from_seed(5)
+    return image + _rng.uniform([])
+
+
+def slow_pipeline(source: tf.data.Dataset) -> tf.data.Dataset:
+    """q1's starting point: all the right stages, in an order that makes it slow."""
+    return source.repeat(EPOCHS).map(decode).cache().map(augment).batch(BATCH)
+
+
+def exercise_source() -> tf.data.Dataset:
+    return tf.data.Dataset.range(N_FILES)
+
+
+class FunctionQuestion(Question):
+    """A question answered with a function ``f(source) -> Dataset``; ``return ...`` counts as not attempted."""
+
+    def check(self, answer: Any = ...) -> Result:
+        if callable(answer) and not isinstance(answer, tf.data.Dataset):
+            try:
+                placeholder = answer(tf.data.Dataset.range(1)) is ...
+            except Exception:  # the real check reports it
+                placeholder = False
+            if placeholder:
+                return super().check(...)
+        return super().check(answer)
+
+
+def batch_values(ds: tf.data.Dataset, limit: int = 100) -> np.ndarray:
+    batches = _read.elements(_read.dataset(ds, "your function to return a tf.data.Dataset"), limit)
+    if not batches or np.ndim(batches[0]) != 1:
+        fail("expected batches of 4 numbers: keep .batch(4) as the last stage.")
+    return np.concatenate(batches)
+
+
+def check_content(values: np.ndarray) -> None:
+    expected = sorted([i * 10 for i in range(N_FILES)] * EPOCHS)
+    if len(values) != len(expected):
+        fail(f"expected {len(expected)} values ({N_FILES} files x {EPOCHS} epochs), got {len(values)}.")
+    if sorted(np.floor(values).astype(int).tolist()) != expected:
+        fail("the decoded values are not the 12 files three times each: use every stage exactly once.")
+    copies = {}
+    for v in values.tolist():
+        copies.setdefault(int(np.floor(v)), []).append(v)
+    if any(len(set(c)) < len(c) for c in copies.values()):
+        fail("the same file came out with the same random augmentation in two epochs: the augmentation is "
+             "frozen. Random stages belong after cache().")
+
+
+def _seconds(make: Callable[[], tf.data.Dataset]) -> float:
+    start = time.perf_counter()
+    for _ in make().take(100):
+        pass
+    return time.perf_counter() - start
+
+
+def _check_q1(answer: Any) -> str:
+    if isinstance(answer, tf.data.Dataset) or not callable(answer):
+        fail("pass your *function* (the one that takes `source` and returns the dataset), "
+             "without calling it: q1.check(fast_pipeline).")
+    check_content(batch_values(answer(exercise_source())))
+    naive = _seconds(lambda: slow_pipeline(exercise_source()).with_options(naive_options()))
+    mine = min(_seconds(lambda: answer(exercise_source())) for _ in range(2))
+    ratio = naive / max(mine, 1e-9)
+    if ratio < 2.0:
+        fail(f"your pipeline took {mine:.2f} s and the slow one {naive:.2f} s (measured just now): "
+             f"only {ratio:.1f}x faster, 2x needed. Which stage runs 36 times but only needs to run 12 times?")
+    return f"{ratio:.1f}x faster than the slow order ({mine:.2f} s vs {naive:.2f} s, measured just now)."
+
+
+q1 = FunctionQuestion(
+    "Exercise 1: faster by reordering",
+    _check_q1,
     hints=[
-        "Print tutor.inspect_record(records[0]) and tutor.inspect_record(records[2]): note each feature's type and length.",
-        "int64_list -> tf.int64, float_list -> tf.float32, bytes_list -> tf.string. A length that is the same "
-        "in every record goes into FixedLenFeature's shape ([] for one value).",
-        "A length that changes from record to record needs tf.io.VarLenFeature(dtype).",
+        "Count how often decode runs in the slow order: repeat(3) comes first, so 36 times.",
+        "cache() only saves work for the stages *before* it, and only when the cache is filled once "
+        "and then read again, which needs repeat() *after* cache().",
+        "Random augmentation must stay after cache(), or it is frozen.",
     ],
     solution="""
-        answer = {
-            "id": tf.io.FixedLenFeature([], tf.int64),
-            "position": tf.io.FixedLenFeature([2], tf.float32),
-            "caption": tf.io.FixedLenFeature([], tf.string),
-            "tags": tf.io.VarLenFeature(tf.int64),
-        }
+    def fast_pipeline(source):
+        return source.map(tutor.checks.lesson07.decode).cache().repeat(3).map(tutor.checks.lesson07.augment).batch(4)
+
+    answer = fast_pipeline
     """,
 )
 
 
-# --------------------------------------------------------------------- q2
-_PARSE_OPS = ("ParseExample", "ParseExampleV2", "ParseSingleExample")
-_BATCH_OPS = ("BatchDataset", "BatchDatasetV2", "ParallelBatchDataset", "PaddedBatchDataset",
-              "PaddedBatchDatasetV2", "MapAndBatchDataset")
+# --- reading timelines --------------------------------------------------------------------------
+CHOICES = {
+    "a": "The input pipeline is the bottleneck: its map is busy all the time while the consumer waits.",
+    "b": "The training step is the bottleneck: the map finishes early and then waits for the consumer.",
+    "c": "The prefetch buffer is too small: a larger buffer_size would remove the waiting.",
+    "d": "Nothing to fix: the consumer never waits at all, not even for the first element.",
+}
 
 
-def parse_stages(ds: tf.data.Dataset, ops: tuple[str, ...] = _PARSE_OPS) -> list[tuple[str, bool]]:
-    """The pipeline's stages from source to output, as ``(op name, calls one of ops?)``.
-
-    By default ``ops`` are the Example-parsing ops. Read from the dataset's
-    graph by the pipeline doctor's reader, so it shows what the pipeline does,
-    whatever it was named.
-    """
-    from ..doctor._graph import read_pipeline
-
-    wanted = set(ops)
-    return [(stage.op, bool(stage.fn_ops & wanted)) for stage in read_pipeline(ds)]
+def q2_pipeline() -> Pipeline:
+    """The pipeline behind q2's timeline: 40 ms of work per element, prefetch(2); record it with step_time=0.01."""
+    return Pipeline(tf.data.Dataset.range(12), options=naive_options()).map(sleep_work(0.04), name="map").prefetch(2)
 
 
-def example_files(n: int = 256, num_shards: int = 4, directory: str | None = None) -> list[str]:
-    """Write ``n`` digits (PNG) as TFRecord shards for exercise 2; returns the paths."""
-    from ..data import digits
-
-    images, labels = digits(n, source="synthetic")
-    if directory is None:
-        directory = tempfile.mkdtemp(prefix="tutor_l07_")
-        atexit.register(shutil.rmtree, directory, ignore_errors=True)
-    return tfrecord.write_digits(directory, images, labels, num_shards=num_shards)
+def q4_pipeline() -> Pipeline:
+    """The pipeline behind q4's timeline: 10 ms of work per element, prefetch(1); record it with step_time=0.04."""
+    return Pipeline(tf.data.Dataset.range(12), options=naive_options()).map(sleep_work(0.01), name="map").prefetch(1)
 
 
-def _check_vectorized(answer: Any) -> str:
-    ds = _dataset(answer, "a tf.data.Dataset of (images, labels) batches")
-    spec = ds.element_spec
-    if not (isinstance(spec, tuple) and len(spec) == 2):
-        fail(f"expected elements (images, labels), got element_spec={spec}.")
-    images_spec, labels_spec = spec
-    if images_spec.shape.rank != 4 or tuple(images_spec.shape[1:]) != (28, 28, 1):
-        fail(f"expected image batches of shape [batch, 28, 28, 1], got {images_spec.shape}; "
-             "decode with tutor.tfrecord.decode_digits(features) or reshape after decoding.")
-    stages = parse_stages(ds)
-    parse_at = [i for i, (_, p) in enumerate(stages) if p]
-    batch_at = [i for i, (op, _) in enumerate(stages) if op in _BATCH_OPS]
-    if not parse_at:
-        fail("no stage of your pipeline parses Examples; map tf.io.parse_example over the batches.")
-    if not batch_at:
-        fail("your pipeline never batches: add .batch(...) before the map that parses.")
-    if parse_at[0] < batch_at[0]:
-        fail("your pipeline still parses one record at a time: the parsing map comes before batch. "
-             "Batch the serialized records first, then map tf.io.parse_example over each batch.")
-    first = next(iter(ds.take(1)))
-    rows = int(first[0].shape[0])
-    if rows < 2:
-        fail(f"the first batch holds {rows} image; use a batch size of at least 2.")
-    labels = first[1].numpy().ravel()
-    if labels.min() < 0 or labels.max() > 9:
-        fail(f"the labels should be digits 0..9, got {labels[:8].tolist()}.")
-    return f"parse_example runs once per batch of {rows} records: one op call instead of {rows}."
+_WHY = {
+    "a": "the map row is only partly busy and the consumer almost never waits, so this pipeline is not input-bound.",
+    "b": "look at the grey: the consumer waits before most steps, so the training step is not what holds it up.",
+    "c": "a buffer only smooths out bumps. When the producer is slower on average, the buffer is empty most of "
+         "the time, whatever its size.",
+    "d": "there is always some grey at the start: the first element has to be made before the first step.",
+}
 
 
-q2 = Question(
-    "Exercise 2 (vectorized parsing)",
-    _check_vectorized,
-    hints=[
-        "The slow version is files -> interleave -> map(parse_single_example) -> batch -> map(decode).",
-        "Move the batch up: records.batch(64).map(lambda s: tf.io.parse_example(s, spec)).",
-        "tf.io.parse_example takes a vector of serialized records and returns a dict of batched tensors.",
-    ],
-    solution="""
-        files = tutor.checks.lesson07.example_files()
-        spec = tutor.tfrecord.digit_spec()
-        records = tf.data.Dataset.from_tensor_slices(files).interleave(
-            tf.data.TFRecordDataset, cycle_length=2)
-        answer = (records.batch(64)
-                  .map(lambda s: tf.io.parse_example(s, spec))
-                  .map(lambda f: (tutor.tfrecord.decode_digits(f), f["label"])))
-    """,
-)
+def _choice(answer: Any) -> str:
+    if not isinstance(answer, str) or answer.strip().lower() not in CHOICES:
+        fail(f"answer with one letter from {sorted(CHOICES)} as a string, e.g. 'a'; got {answer!r}.")
+    return answer.strip().lower()
+
+
+def _check_q2(answer: Any) -> str:
+    letter = _choice(answer)
+    if letter != "a":
+        fail(f"({letter}) {_WHY[letter]}")
+    return "right: the map stage needs 40 ms per element and the step only 10 ms. Parallelize the map."
+
+
+def _check_q4(answer: Any) -> str:
+    letter = _choice(answer)
+    if letter != "b":
+        why = dict(_WHY, a="the map row has gaps and the consumer only waits for the first element, so the input "
+                            "is not the bottleneck.", b="")
+        fail(f"({letter}) {why[letter]}")
+    return "right: the step (40 ms) is slower than the map (10 ms); speeding up the input would change nothing."
+
+
+q2 = Question("Exercise 2: read a timeline", _check_q2,
+              hints=["Is the map row full or gappy? Is there grey before most consumer steps?",
+                     "A buffer cannot make the producer faster on average."],
+              solution="answer = 'a'")
+q4 = Question("Exercise 4: read another timeline", _check_q4,
+              hints=["Where are the gaps: in the map row or in the consumer row?"],
+              solution="answer = 'b'")

@@ -33,13 +33,14 @@ from typing import Iterable
 import tensorflow as tf
 
 from .._validate import require_dataset
-from ._graph import Stage, read_pipeline
-from ._report import NO_PROBLEMS, Finding, Report
-from ._rules import RULES, SMALL_BUFFER_FRACTION, VECTORIZABLE_OPS
+from .functions import PY_FUNCTION_OPS, STATEFUL_RANDOM_OPS
+from .graph import Stage, read_pipeline
+from .report import NO_PROBLEMS, Finding, Report
+from .rules import RULES, SMALL_BUFFER_FRACTION, VECTORIZABLE_OPS
 
 __all__ = [
-    "Finding", "NO_PROBLEMS", "Report", "RULES", "SMALL_BUFFER_FRACTION", "Stage",
-    "VECTORIZABLE_OPS", "check", "read_pipeline",
+    "Finding", "NO_PROBLEMS", "PY_FUNCTION_OPS", "Report", "RULES", "SMALL_BUFFER_FRACTION", "STATEFUL_RANDOM_OPS",
+    "Stage", "VECTORIZABLE_OPS", "check", "read_pipeline",
 ]
 
 

@@ -6,6 +6,8 @@ from typing import Sequence
 import numpy as np
 
 from .. import style
+from .._validate import require_choice
+from ..display import Display, new_axes
 from .events import CONSUMER, Timeline
 
 #: Colour of the consumer's waiting time.
@@ -32,7 +34,7 @@ def assign_lanes(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return lanes
 
 
-class TimelineDisplay:
+class TimelineDisplay(Display):
     """One or more timelines drawn on one shared time axis.
 
     Parameters
@@ -56,7 +58,7 @@ class TimelineDisplay:
     ['model']
     """
 
-    def __init__(self, timelines: Sequence[Timeline], labels: Sequence[str] | None = None):
+    def __init__(self, timelines: Sequence[Timeline], *, labels: Sequence[str] | None = None):
         self.timelines = list(timelines)
         if labels is None:
             labels = [tl.label for tl in self.timelines]
@@ -76,19 +78,30 @@ class TimelineDisplay:
     def from_timeline(cls, timeline: Timeline, *, label: str | None = None) -> "TimelineDisplay":
         """A display of one timeline (it does not draw; call :meth:`plot`)."""
         _require_timeline(timeline, "TimelineDisplay.from_timeline")
-        return cls([timeline], [timeline.label if label is None else label])
+        return cls([timeline], labels=[timeline.label if label is None else label])
 
     @classmethod
-    def compare(cls, timelines: Sequence[Timeline], labels: Sequence[str] | None = None) -> "TimelineDisplay":
-        """Several timelines stacked on one shared time axis, for comparing pipelines."""
-        if isinstance(timelines, Timeline) or not len(timelines):
+    def compare(cls, displays: Sequence, *, labels: Sequence[str] | None = None) -> "TimelineDisplay":
+        """Several timelines stacked on one shared time axis, for comparing pipelines; draws on :meth:`plot`.
+
+        ``displays`` are TimelineDisplays or the Timelines themselves
+        (``record(...)``, ``simulate(...)``, ``tutor.profile(...)``).
+        """
+        if isinstance(displays, (Timeline, TimelineDisplay)) or not hasattr(displays, "__len__") or not len(displays):
             raise TypeError("TimelineDisplay.compare expects a list of Timeline objects, e.g. [naive, fast].")
-        for tl in timelines:
-            _require_timeline(tl, "TimelineDisplay.compare")
-        return cls(list(timelines), labels)
+        timelines, own_labels = [], []
+        for item in displays:
+            if isinstance(item, TimelineDisplay):
+                timelines.extend(item.timelines)
+                own_labels.extend(item.labels)
+            else:
+                _require_timeline(item, "TimelineDisplay.compare")
+                timelines.append(item)
+                own_labels.append(item.label)
+        return cls(timelines, labels=own_labels if labels is None else labels)
 
     # -------------------------------------------------------------------- draw
-    def plot(self, *, ax=None, color_by: str = "step", title: str | None = None,
+    def plot(self, *, ax=None, title: str | None = None, color_by: str = "step",
              figsize: tuple[float, float] | None = None) -> "TimelineDisplay":
         """Draw the Gantt chart; returns ``self``.
 
@@ -96,10 +109,9 @@ class TimelineDisplay:
         element (the same colour across rows is the same data); ``"epoch"``
         colours by epoch.
         """
-        if color_by not in ("step", "epoch"):
-            raise ValueError(f"color_by must be 'step' or 'epoch', got {color_by!r}.")
+        require_choice(color_by, "color_by", "TimelineDisplay.plot", ("step", "epoch"))
         n_rows = sum(len(tl.stages) + 1 for tl in self.timelines)
-        fig, ax = style.subplots(ax, figsize or (9, 1.0 + 0.55 * n_rows + 0.3 * len(self.timelines)))
+        fig, ax = new_axes(ax, figsize or (9, 1.0 + 0.55 * n_rows + 0.3 * len(self.timelines)))
         self.ax_, self.figure_ = ax, fig
         self.bars_, self.idle_, self.rows_ = {}, [], []
         epochs = max([int(tl.events["epoch"].max()) + 1 if len(tl.events) else 1 for tl in self.timelines])

@@ -55,7 +55,7 @@ def naive_options() -> tf.data.Options:
     return options
 
 
-def _call(fn: Callable, value: Any) -> Any:
+def call_like_map(fn: Callable, value: Any) -> Any:
     """Call ``fn`` the way tf.data's map does: a tuple is spread over the arguments."""
     return fn(*value) if isinstance(value, tuple) else fn(value)
 
@@ -251,7 +251,7 @@ def _map(ds, op, instrument):
     def timed(value, trace):
         t0 = tf.timestamp()
         with tf.control_dependencies([t0]):  # every op of fn runs after t0
-            out = _call(fn, value)
+            out = call_like_map(fn, value)
         with tf.control_dependencies(tf.nest.flatten(out, expand_composites=True)):
             t1 = tf.timestamp()
         trace = dict(trace)
@@ -267,7 +267,7 @@ def _interleave(ds, op, instrument):
         return ds.interleave(fn, cycle_length=cycle, block_length=block, num_parallel_calls=npc, deterministic=det)
 
     def opened(value, trace):
-        inner = _call(fn, value)
+        inner = call_like_map(fn, value)
         if not isinstance(inner, tf.data.Dataset):
             raise TypeError(f"The function given to interleave ({name!r}) must return a tf.data.Dataset.")
         # zip asks its inputs in order: first the clock (the moment the element is requested), then the inner

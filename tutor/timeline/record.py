@@ -16,7 +16,7 @@ import tensorflow as tf
 
 from .._validate import require_positive_int
 from .events import CONSUMER, Timeline, make_events, make_steps
-from .pipeline import Pipeline, _call
+from .pipeline import Pipeline, call_like_map
 
 #: The longest run record() agrees to make, so that nothing hangs a notebook.
 MAX_STEPS = 10_000
@@ -90,7 +90,7 @@ def record(pipeline: Pipeline, *, steps: int, step_time: float = 0.0, train_step
             break
         t_got = time.time()
         if train_step is not None:
-            _call(train_step, value)
+            call_like_map(train_step, value)
         elif step_time:
             time.sleep(step_time)
         t_end = time.time()

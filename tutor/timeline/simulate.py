@@ -29,6 +29,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .._validate import require_positive_int, require_seconds
 from .events import CONSUMER, Timeline, make_events, make_steps
 
 
@@ -97,12 +98,9 @@ def simulate(stages: Sequence[Any], *, step_time: float = 0.0, steps: int = 10, 
     >>> round(simulate([("map", 0.02)], step_time=0.01, steps=5, prefetch=1).total_time, 6)
     0.11
     """
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 1 <= steps <= 100_000:
-        raise ValueError(f"simulate: steps must be a whole number between 1 and 100000, got {steps!r}.")
-    if isinstance(prefetch, bool) or not isinstance(prefetch, (int, np.integer)) or prefetch < 0:
-        raise ValueError(f"simulate: prefetch must be a whole number >= 0 (0 = no prefetch), got {prefetch!r}.")
-    if not isinstance(step_time, (int, float, np.number)) or step_time < 0:
-        raise ValueError(f"simulate: step_time must be seconds >= 0, got {step_time!r}.")
+    steps = require_positive_int(steps, "steps", "simulate", maximum=100_000)
+    prefetch = require_positive_int(prefetch, "prefetch (0 = no prefetch)", "simulate", minimum=0)
+    step_time = require_seconds(step_time, "step_time", "simulate")
     chain = _parse_stages(stages, parallel)
     names = [name for name, _, _ in chain]
     # (name, cost, capacity, asynchronous); a prefetch is an asynchronous stage with no work.

@@ -19,11 +19,7 @@ from typing import Callable
 
 import tensorflow as tf
 
-
-def _check_seconds(seconds: float, where: str) -> float:
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= 10:
-        raise ValueError(f"{where}: seconds must be a number between 0 and 10, got {seconds!r}.")
-    return float(seconds)
+from .._validate import require_positive_int, require_seconds
 
 
 def _through_py_function(work: Callable[[], None]) -> Callable:
@@ -46,7 +42,7 @@ def sleep_work(seconds: float) -> Callable:
     >>> list(ds.as_numpy_iterator())
     [0, 1, 2]
     """
-    seconds = _check_seconds(seconds, "sleep_work")
+    seconds = require_seconds(seconds, "seconds", "sleep_work", maximum=10)
     return _through_py_function(lambda: time.sleep(seconds))
 
 
@@ -86,7 +82,7 @@ def python_busy_work(seconds: float) -> Callable:
     >>> list(ds.as_numpy_iterator())
     [0, 1]
     """
-    seconds = _check_seconds(seconds, "python_busy_work")
+    seconds = require_seconds(seconds, "seconds", "python_busy_work", maximum=10)
     return _through_py_function(lambda: busy_wait(seconds))
 
 
@@ -97,10 +93,8 @@ def tf_busy_work(repeats: int = 20, size: int = 96) -> Callable:
     >>> list(ds.as_numpy_iterator())
     [0, 1]
     """
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise ValueError(f"tf_busy_work: repeats must be a whole number >= 1, got {repeats!r}.")
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise ValueError(f"tf_busy_work: size must be a whole number >= 1, got {size!r}.")
+    repeats = require_positive_int(repeats, "repeats", "tf_busy_work")
+    size = require_positive_int(size, "size", "tf_busy_work")
 
     def fn(x):
         # A random start (a stateful op) so that TensorFlow cannot fold the products into a constant ahead of time;

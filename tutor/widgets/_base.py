@@ -1,14 +1,13 @@
 """The shared explorer widget: controls on top, a readout, and a figure redrawn in place."""
 from __future__ import annotations
 
-import html
 import io
 import time
 from typing import Any, Callable, Mapping
 
 import ipywidgets as widgets
 
-from .. import style
+from .. import render, style
 
 
 class Explorer(widgets.VBox):
@@ -21,7 +20,9 @@ class Explorer(widgets.VBox):
     compute : callable
         ``compute(**values) -> Display``; runs the real pipeline.
     draw : callable, optional
-        ``draw(display, figure)``; defaults to ``display.plot(ax=figure.axes[0])``.
+        ``draw(display, figure, previous)``, where ``previous`` is the Display
+        drawn last (None the first time). Defaults to ``display.plot(ax=...)``
+        the first time and ``display.replot(previous)`` after that.
     describe : callable, optional
         ``describe(display, values) -> str`` (HTML) for the readout line.
     figsize : (float, float)
@@ -52,7 +53,7 @@ class Explorer(widgets.VBox):
         self.name = name
         self.controls = dict(controls)
         self._compute = compute
-        self._draw = draw or (lambda disp, fig: disp.plot(ax=fig.axes[0]))
+        self._draw = draw or _default_draw
         self._describe = describe or (lambda disp, values: _format_values(values))
         self._defaults = {name: c.value for name, c in self.controls.items()}
         self._holding = False
@@ -111,15 +112,22 @@ class Explorer(widgets.VBox):
             disp = self._compute(**values)
         except (ValueError, TypeError) as exc:  # a combination the pipeline refuses
             self.error = exc
-            self.readout.value = f"<span style='color:#D55E00'>{html.escape(str(exc))}</span>"
+            self.readout.value = render.error_line(exc)
             return
         self.error = None
-        self._draw(disp, self.figure)
+        self._draw(disp, self.figure, self.display)
         png = _png(self.figure)
         self.display = disp
         self.image.value = png
         self.readout.value = self._describe(disp, values)
         self.last_render_seconds = time.perf_counter() - start
+
+
+def _default_draw(disp, figure, previous) -> None:
+    if previous is None:
+        disp.plot(ax=figure.axes[0])
+    else:
+        disp.replot(previous)
 
 
 def _png(figure) -> bytes:
@@ -143,7 +151,7 @@ def _png(figure) -> bytes:
 
 
 def _format_values(values: Mapping[str, Any]) -> str:
-    parts = [f"<code>{html.escape(k)}={html.escape(repr(v))}</code>" for k, v in values.items()]
+    parts = [render.code(f"{k}={v!r}") for k, v in values.items()]
     return " &nbsp; ".join(parts)
 
 

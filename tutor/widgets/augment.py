@@ -6,8 +6,7 @@ import html
 import ipywidgets as widgets
 import numpy as np
 
-from ..augment import rotation_grid
-from ..rotation import available_paths
+from ..augment import available_paths, rotation_grid
 from ._base import Explorer, int_slider
 
 
@@ -45,19 +44,17 @@ def augment_explorer(images=None, *, n: int = 16, degrees: float = 30.0, path: s
     }
 
     def compute(degrees, path, seed):
-        return rotation_grid(images, tuple(degrees), path, seed=seed, ncols=ncols, pipeline=False)
+        return rotation_grid(images, degrees=tuple(degrees), path=path, seed=seed, ncols=ncols, pipeline=False)
 
-    def draw(disp, figure):
-        axes = figure.axes
-        if len(axes) != len(disp.titles):  # first draw: build the grid once
+    def draw(disp, figure, previous):
+        if previous is None:  # first draw: build the grid once
             figure.clear()
             nrows = -(-len(disp.titles) // ncols)
-            axes = list(figure.subplots(nrows, ncols, squeeze=False).ravel())
-            disp.plot(ax=axes)
+            disp.plot(ax=figure.subplots(nrows, ncols, squeeze=False))
             figure.draw_without_rendering()  # lay the grid out once ...
             figure.set_layout_engine(None)  # ... and keep it: later redraws only swap pixels and titles
             return
-        disp.plot(ax=axes)
+        disp.replot(previous)
 
     def describe(disp, values):
         lo, hi = values["degrees"]

@@ -74,11 +74,13 @@ def order_explorer(
         ds, code = pipeline_for(order, n_elements, batch_size, count, drop_remainder, seed, buffer_size)
         return BatchOrderDisplay.from_dataset(ds, max_batches=40, code=code.splitlines()[-1])
 
-    def draw(disp, fig):
+    def draw(disp, fig, previous):
         rows = max(len(disp.batches), 1)
         fig.set_size_inches(7.5, min(1.6 + 0.36 * rows, 9))
+        ax = fig.axes[0]
+        ax.clear()
         # The code line is in the readout above the picture; a one-line title draws faster.
-        disp.plot(ax=fig.axes[0], title=disp._default_title().splitlines()[-1])
+        disp.plot(ax=ax, title=disp.default_title().splitlines()[-1])
 
     def describe(disp, values):
         code = html.escape(disp.code)

@@ -17,7 +17,7 @@ def shuffle_explorer(n_elements: int = 100, buffer_size: int = 10, seed: int = 0
     >>> ex.display.order.tolist() == list(range(20))
     True
     """
-    ShuffleDisplay.from_params(n_elements, buffer_size, seed=seed, epochs=epochs)  # validates early
+    ShuffleDisplay.from_params(n_elements=n_elements, buffer_size=buffer_size, seed=seed, epochs=epochs)  # validates
     controls = {
         "buffer_size": int_slider(buffer_size, 1, max(2 * n_elements, 2), "buffer_size"),
         "seed": int_slider(seed, 0, 20, "seed"),
@@ -28,9 +28,8 @@ def shuffle_explorer(n_elements: int = 100, buffer_size: int = 10, seed: int = 0
     }
 
     def compute(buffer_size, seed, epochs, reshuffle_each_iteration):
-        return ShuffleDisplay.from_params(
-            n_elements, buffer_size, seed=seed, epochs=epochs, reshuffle_each_iteration=reshuffle_each_iteration
-        )
+        return ShuffleDisplay.from_params(n_elements=n_elements, buffer_size=buffer_size, seed=seed, epochs=epochs,
+                                          reshuffle_each_iteration=reshuffle_each_iteration)
 
     def describe(disp, values):
         s = disp.stats

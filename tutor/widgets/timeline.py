@@ -74,7 +74,7 @@ def timeline_explorer(*, element_ms: int = 15, step_ms: int = 10, steps: int = 1
                     label=_code(prefetch, num_parallel_calls, cache, interleave, element_ms))
         return TimelineDisplay.from_timeline(tl, label="recorded")
 
-    def draw(disp, fig):
+    def draw(disp, fig, previous):
         ax = fig.axes[0]
         ax.clear()
         disp.plot(ax=ax, color_by="epoch" if disp.timelines[0].meta.get("cache_replays") else "step",

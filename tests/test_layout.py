@@ -1,0 +1,72 @@
+"""The layout rules of CONTRIBUTING.md, checked: they keep the package easy to find one's way in."""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "tutor"
+MODULES = sorted(PACKAGE.rglob("*.py"))
+MAX_LINES = 400  # "about 300": past that a module holds two ideas and becomes a package
+
+
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(), filename=str(path))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_private_name_is_imported_from_another_module(path):
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            if node.module is None and node.level == 1:  # "from . import _sibling": a module private to its package
+                continue
+            private = [a.name for a in node.names if a.name.startswith("_")]
+            assert not private, f"{path.relative_to(ROOT)} imports private {private} from {node.module}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_the_doctor_reads_tensorflows_private_pipeline_structure(path):
+    if path == PACKAGE / "doctor" / "graph.py":
+        return
+    assert "._inputs(" not in path.read_text(), f"{path.relative_to(ROOT)}: use tutor.doctor.read_pipeline"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_modules_stay_short(path):
+    lines = len(path.read_text().splitlines())
+    assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines: split it into a package by idea"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_package_never_imports_the_maintainer_tools(path):
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            assert not any(n == "tools" or n.startswith("tools.") for n in names), path
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_drawing_libraries_load_only_where_something_is_drawn(path):
+    if PACKAGE / "widgets" in path.parents:
+        return
+    for node in _tree(path).body:  # module level only: inside a function they load when something is drawn
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            heavy = [n for n in names if n.split(".")[0] in ("matplotlib", "ipywidgets")]
+            assert not heavy, f"{path.relative_to(ROOT)} imports {heavy} at module level"
+
+
+def test_import_tutor_loads_no_widgets():
+    code = "import sys, tutor; print('ipywidgets' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_the_top_level_stays_simple():
+    allowed = {"tutor", "notebooks", "tests", "binder", "benchmarks", "tools", "README.md", "CONTRIBUTING.md",
+               "requirements.txt", "Makefile", "pyproject.toml", "LICENSE"}
+    tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True, cwd=ROOT, check=True).stdout.split()
+    top = {name.split("/")[0] for name in tracked if not name.startswith(".")}
+    assert top <= allowed, f"unexpected at the top level: {sorted(top - allowed)}; see CONTRIBUTING.md"

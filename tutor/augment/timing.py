@@ -1,0 +1,121 @@
+"""How long each rotation path takes on the same images: RotationTimingDisplay.
+
+>>> import numpy as np
+>>> disp = RotationTimingDisplay.from_images(np.zeros((64, 28, 28), np.uint8), paths=("tf", "tf-batched"), repeats=1)
+>>> disp.paths
+['tf', 'tf-batched']
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from .. import style
+from ..bench import Timing, time_pipeline
+from ..display import Display, new_axes
+from .rotation import PATHS, available_paths, rotation_angles, rotation_dataset
+
+#: What each path is called on the chart.
+PATH_LABELS = {
+    "scipy": "(a) SciPy in py_function,\nper image",
+    "tf": "(b) TF op per image",
+    "tf-batched": "(c) TF op after batch",
+    "tfa": "(b') tfa.image.rotate,\nper image",
+}
+
+
+class RotationTimingDisplay(Display):
+    """Seconds per pass for each rotation path, drawn as bars with speed-up ratios.
+
+    Parameters
+    ----------
+    timings : dict path -> :class:`tutor.bench.Timing`
+    n_images : int
+
+    Attributes (after :meth:`plot`)
+    ----------
+    bars_ : BarContainer, one bar per path
+    labels_ : list of Text, the seconds and speed-up written beside each bar
+    ax_, figure_ : the Axes and Figure
+    """
+
+    def __init__(self, timings: dict[str, Timing], n_images: int):
+        self.timings = dict(timings)
+        self.n_images = int(n_images)
+
+    @property
+    def paths(self) -> list[str]:
+        return list(self.timings)
+
+    @property
+    def seconds(self) -> dict[str, float]:
+        """Median seconds per pass over all images, by path."""
+        return {p: t.median for p, t in self.timings.items()}
+
+    def ratio(self, slower: str, faster: str) -> float:
+        """How many times faster ``faster`` is than ``slower``."""
+        return self.timings[slower].median / self.timings[faster].median
+
+    @property
+    def ratios(self) -> dict[str, float]:
+        """The lesson's two ratios, where both paths were timed: (a)/(b) and (b)/(c)."""
+        out = {}
+        for slow, fast in (("scipy", "tf"), ("tf", "tf-batched")):
+            if slow in self.timings and fast in self.timings:
+                out[f"{slow} / {fast}"] = self.ratio(slow, fast)
+        return out
+
+    def __repr__(self) -> str:
+        return f"RotationTimingDisplay(n_images={self.n_images}, paths={self.paths})"
+
+    def summary(self) -> str:
+        """One line per path (seconds, images/s) and one per ratio."""
+        lines = [f"{p:<11} {t.median:8.3f} s  {t.per_second:>10,.0f} images/s" for p, t in self.timings.items()]
+        lines += [f"{name:<22} {value:6.1f}x faster" for name, value in self.ratios.items()]
+        return "\n".join(lines)
+
+    @classmethod
+    def from_images(cls, images, *, paths: Sequence[str] | None = None, degrees: float = 30.0, seed: int = 0,
+                    batch_size: int = 512, repeats: int = 1, warmup: int = 1,
+                    auto_parallel: bool = False) -> "RotationTimingDisplay":
+        """Time each path over the same images and the same per-image angles (computes, does not draw).
+
+        ``auto_parallel=False`` (default) times plain one-at-a-time maps, as the
+        original experiment did; see :func:`tutor.rotation.rotation_dataset`.
+        """
+        images = np.asarray(images)
+        n = int(images.shape[0])
+        angles = rotation_angles(n, degrees, seed=seed)
+        paths = list(available_paths() if paths is None else paths)
+        bad = [p for p in paths if p not in PATHS]
+        if bad or not paths:
+            raise ValueError(f"paths must be a non-empty list drawn from {PATHS}, got {paths!r}.")
+        timings = {}
+        for p in paths:
+            ds = rotation_dataset(images, angles, p, batch_size=batch_size, auto_parallel=auto_parallel)
+            timings[p] = time_pipeline(ds, repeats=repeats, warmup=warmup, count="rows", label=p)
+        return cls(timings, n)
+
+    def plot(self, *, ax=None, title: str | None = None) -> "RotationTimingDisplay":
+        """Horizontal bars of median seconds; each bar after the first says how much faster it is than the one above."""
+        fig, ax = new_axes(ax, (7.5, 0.9 * len(self.timings) + 1.4))
+        paths = self.paths
+        secs = [self.timings[p].median for p in paths]
+        ys = np.arange(len(paths))[::-1]
+        colours = [style.color({"scipy": 5, "tf": 0, "tf-batched": 2, "tfa": 4}[p]) for p in paths]
+        self.bars_ = ax.barh(ys, secs, color=colours, height=0.6)
+        ax.set_yticks(ys)
+        ax.set_yticklabels([PATH_LABELS[p] for p in paths])
+        self.labels_ = []
+        for i, (p, y, s) in enumerate(zip(paths, ys, secs)):
+            text = f"{s:.2f} s"
+            reference = {"tf": "scipy", "tf-batched": "tf", "tfa": "scipy"}.get(p)
+            if reference in self.timings:
+                text += f"  ({self.ratio(reference, p):.1f}x faster than {reference})"
+            self.labels_.append(ax.text(s, y, " " + text, va="center", fontsize="small"))
+        ax.set_xlim(0, max(secs) * 1.9)
+        passes = len(self.timings[paths[0]].times)
+        ax.set_xlabel(f"seconds to rotate {self.n_images:,} images (median of {passes} pass{'es' if passes > 1 else ''})")
+        ax.set_title(title or "Same images, same angles: where the rotation runs decides the speed", loc="left")
+        self.ax_, self.figure_ = ax, fig
+        return self

@@ -1,0 +1,21 @@
+"""Data for the lessons, with no network needed.
+
+* :func:`digits`: MNIST from ``keras.datasets`` when it is cached or can be
+  downloaded, otherwise a deterministic digit set rendered offline from the
+  fonts matplotlib ships; :func:`describe_source` says which one you got.
+* :func:`jpeg_folder`: a folder of small colour JPEGs of digits, for the
+  lessons that read and decode files; :func:`labels_from_paths` reads the
+  labels back out of their names.
+
+>>> from tutor.data import digits
+>>> x, y = digits(100, source="synthetic")
+>>> x.shape, y.shape
+((100, 28, 28), (100,))
+"""
+from .digit_images import ENV_VAR, MNIST_SIZE, SOURCES, Digits, describe_source, digits, synthetic_digits
+from .files import jpeg_folder, labels_from_paths
+
+__all__ = [
+    "Digits", "ENV_VAR", "MNIST_SIZE", "SOURCES", "describe_source", "digits", "jpeg_folder",
+    "labels_from_paths", "synthetic_digits",
+]

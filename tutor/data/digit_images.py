@@ -1,0 +1,202 @@
+"""Data for the lessons: MNIST when it can be had, offline digits otherwise.
+
+No lesson may need the network. :func:`digits` returns MNIST from
+``keras.datasets`` when it is already on disk or can be downloaded, and otherwise
+a deterministic digit set rendered locally from the fonts that matplotlib ships.
+:func:`describe_source` says which one a notebook got.
+
+>>> from tutor.data import digits, describe_source
+>>> x, y = digits(100, source="synthetic")
+>>> x.shape, x.dtype, y.shape
+((100, 28, 28), dtype('uint8'), (100,))
+>>> describe_source(digits(100, source="synthetic"))
+'Using 100 synthetic digits rendered offline from the fonts that matplotlib ships.'
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import socket
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from .._validate import require_positive_int
+from . import glyphs
+
+__all__ = ["Digits", "digits", "describe_source", "synthetic_digits"]
+
+SOURCES = ("auto", "keras", "synthetic")
+ENV_VAR = "TUTOR_DATA_SOURCE"
+MNIST_SIZE = 70_000  # 60,000 train + 10,000 test
+_MNIST_HOST = ("storage.googleapis.com", 443)
+
+
+class Digits(tuple):
+    """Images and labels, unpacking as ``images, labels``, plus where they came from.
+
+    Attributes
+    ----------
+    images : uint8 array [n, 28, 28], white strokes on black, values 0..255.
+    labels : int64 array [n], values 0..9.
+    source : ``"keras"`` (MNIST) or ``"synthetic"`` (rendered offline).
+    fallback : True when ``source="auto"`` wanted MNIST but could not get it.
+    """
+
+    def __new__(cls, images: np.ndarray, labels: np.ndarray, source: str,
+                fallback: bool = False) -> "Digits":
+        self = super().__new__(cls, (images, labels))
+        self.source = source
+        self.fallback = fallback
+        return self
+
+    def __getnewargs__(self):  # lets pickle and copy rebuild the extra fields
+        return (self[0], self[1], self.source, self.fallback)
+
+    @property
+    def images(self) -> np.ndarray:
+        return self[0]
+
+    @property
+    def labels(self) -> np.ndarray:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"Digits(n={len(self[1])}, source={self.source!r})"
+
+
+def digits(n: int = 10_000, source: str = "auto", seed: int = 0) -> Digits:
+    """Return ``n`` 28x28 digit images and their labels.
+
+    Parameters
+    ----------
+    n : how many digits (MNIST has 70,000: the train set, then the test set).
+    source : ``"keras"`` for MNIST from ``keras.datasets``, ``"synthetic"`` for
+        digits rendered offline, or ``"auto"``: the environment variable
+        ``TUTOR_DATA_SOURCE`` when it is set, else MNIST when it is cached or
+        reachable, else synthetic.
+    seed : seeds the synthetic digits (MNIST is always the same).
+
+    Returns
+    -------
+    Digits, which unpacks as ``images, labels`` and has a ``.source``.
+
+    Examples
+    --------
+    >>> x, y = digits(1000, source="synthetic", seed=0)
+    >>> sorted(set(y.tolist()))
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    >>> ds = tf.data.Dataset.from_tensor_slices((x, y))  # doctest: +SKIP
+    """
+    n = require_positive_int(n, "n", "tutor.data.digits")
+    seed = require_positive_int(seed, "seed", "tutor.data.digits", minimum=0)
+    if not isinstance(source, str) or source not in SOURCES:
+        raise ValueError(f"source must be one of {SOURCES}, got {source!r}.")
+
+    if source == "auto":
+        source = os.environ.get(ENV_VAR, "").strip().lower() or "auto"
+        if source not in SOURCES:
+            raise ValueError(f"The environment variable {ENV_VAR} must be 'synthetic' "
+                             f"or 'keras', got {source!r}; unset it to choose automatically.")
+
+    fallback = False
+    if source == "auto" and n <= MNIST_SIZE:
+        try:
+            images, labels = _mnist(n)
+            source = "keras"
+        except RuntimeError:  # offline and not cached: fall back, say so later
+            fallback = True
+    elif source == "keras":
+        images, labels = _mnist(n)
+    if source != "keras":
+        source = "synthetic"
+        images, labels = synthetic_digits(n, seed)
+    # Copies, so that a caller writing into them never changes the cache.
+    return Digits(images.copy(), labels.copy(), source, fallback)
+
+
+def describe_source(d: Digits) -> str:
+    """One sentence saying how many digits ``d`` holds and where they came from.
+
+    >>> describe_source(digits(2000, source="synthetic"))
+    'Using 2,000 synthetic digits rendered offline from the fonts that matplotlib ships.'
+    """
+    if not isinstance(d, Digits):
+        raise TypeError(f"describe_source expects the Digits returned by "
+                        f"tutor.data.digits(...), got {type(d).__name__}.")
+    n = len(d.labels)
+    if d.source == "keras":
+        return f"Using {n:,} MNIST digits from keras.datasets."
+    why = " (MNIST was not available)" if d.fallback else ""
+    return f"Using {n:,} synthetic digits rendered offline from the fonts that matplotlib ships{why}."
+
+
+# --- synthetic -----------------------------------------------------------------
+
+@functools.lru_cache(maxsize=4)
+def synthetic_digits(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` offline digits and balanced labels, the same for the same ``seed`` (read-only arrays)."""
+    rng = np.random.default_rng(seed)
+    labels = rng.permutation(np.arange(n, dtype=np.int64) % 10)  # balanced classes
+    images = glyphs.render(labels, rng)
+    images.flags.writeable = labels.flags.writeable = False
+    return images, labels
+
+
+# --- MNIST ---------------------------------------------------------------------
+
+def _mnist_cached() -> bool:
+    """Whether keras has already downloaded ``mnist.npz``."""
+    homes = {os.environ.get("KERAS_HOME", ""), os.path.expanduser("~/.keras")}
+    return any(os.path.isfile(os.path.join(h, "datasets", "mnist.npz")) for h in homes if h)
+
+
+def _online(timeout: float = 2.0) -> bool:
+    """Whether MNIST's host answers within ``timeout`` seconds (DNS included)."""
+    answered = []
+
+    def connect():
+        try:
+            connection = socket.create_connection(_MNIST_HOST, timeout=timeout)
+        except OSError:
+            return
+        if connection is not None:
+            connection.close()
+            answered.append(True)
+
+    probe = threading.Thread(target=connect, daemon=True)
+    probe.start()
+    probe.join(timeout)
+    return bool(answered)
+
+
+def _mnist(n: int) -> tuple[np.ndarray, np.ndarray]:
+    if n > MNIST_SIZE:
+        raise ValueError(f"MNIST has {MNIST_SIZE:,} digits, so n must be <= {MNIST_SIZE:,}, "
+                         f"got {n:,}; use source='synthetic' for more.")
+    if not _mnist_cached() and not _online():
+        raise RuntimeError("MNIST could not be loaded: it is not cached and "
+                           f"{_MNIST_HOST[0]} cannot be reached. Use source='synthetic' "
+                           "for the offline digit set.")
+    images, labels = _load_mnist()
+    return images[:n], labels[:n]
+
+
+@functools.lru_cache(maxsize=1)
+def _load_mnist() -> tuple[np.ndarray, np.ndarray]:
+    """All 70,000 MNIST digits, train set first (downloads once)."""
+    try:
+        try:
+            import keras
+        except ImportError:
+            from tensorflow import keras
+        (x_train, y_train), (x_test, y_test) = keras.datasets.mnist.load_data()
+    except Exception as err:  # network, disk or a missing keras: all mean "not here"
+        raise RuntimeError(f"MNIST could not be loaded from keras.datasets ({err}). "
+                           "Use source='synthetic' for the offline digit set.") from err
+    images = np.concatenate([x_train, x_test]).astype(np.uint8)
+    labels = np.concatenate([y_train, y_test]).astype(np.int64)
+    images.flags.writeable = labels.flags.writeable = False
+    return images, labels

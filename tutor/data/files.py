@@ -1,0 +1,123 @@
+"""Folders of image files for the lessons that read and decode files: JPEGs of digits, labels in the names.
+
+>>> import tempfile
+>>> paths = jpeg_folder(tempfile.mkdtemp(), n=3)
+>>> labels_from_paths(paths).shape
+(3,)
+"""
+from __future__ import annotations
+
+import os
+import re
+from numbers import Integral
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageFilter
+
+from .._validate import require_positive_int
+from .digit_images import synthetic_digits
+
+__all__ = ["jpeg_folder", "labels_from_paths"]
+
+_NAME = re.compile(r"_label(\d)\.jpe?g$")
+
+
+def jpeg_folder(directory, n: int = 300, size: tuple[int, int] = (96, 96),
+                seed: int = 0, quality: int = 90) -> list[str]:
+    """Write ``n`` colour JPEGs of digits on noisy backgrounds into ``directory``.
+
+    Each file is a synthetic digit, scaled to a random size, coloured and pasted
+    at a random place on a textured background, so that decoding and cropping
+    are real work. Files are named ``img_00000_label3.jpg``.
+
+    Parameters
+    ----------
+    directory : folder to write into; created if missing.
+    n : number of images.
+    size : (height, width) of every image, each at least 28.
+    seed : same seed, same files.
+    quality : JPEG quality, 1..95.
+
+    Returns
+    -------
+    Sorted list of the paths written, as ``str``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> paths = jpeg_folder(tempfile.mkdtemp(), n=10)
+    >>> labels_from_paths(paths).tolist()  # doctest: +SKIP
+    >>> ds = tf.data.Dataset.list_files(paths, shuffle=False)  # doctest: +SKIP
+    """
+    if not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"directory must be a str or pathlib.Path, got {type(directory).__name__}; "
+                        "for example tempfile.mkdtemp().")
+    n = require_positive_int(n, "n", "tutor.data.jpeg_folder")
+    seed = require_positive_int(seed, "seed", "tutor.data.jpeg_folder", minimum=0)
+    quality = require_positive_int(quality, "quality", "tutor.data.jpeg_folder")
+    if quality > 95:
+        raise ValueError(f"quality must be between 1 and 95, got {quality}.")
+    if (not isinstance(size, (tuple, list)) or len(size) != 2
+            or not all(isinstance(s, Integral) and not isinstance(s, bool) and s >= 28
+                       for s in size)):
+        raise ValueError(f"size must be a (height, width) pair of ints >= 28, got {size!r}.")
+    height, width = int(size[0]), int(size[1])
+
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    images, labels = synthetic_digits(n, seed)
+    rng = np.random.default_rng([seed, 1])  # a stream apart from the digits' own
+    paths = []
+    for i, (digit, label) in enumerate(zip(images, labels)):
+        picture = _picture(digit, height, width, rng)
+        path = folder / f"img_{i:05d}_label{label}.jpg"
+        picture.save(path, format="JPEG", quality=quality)
+        paths.append(str(path))
+    return sorted(paths)
+
+
+def _picture(digit: np.ndarray, height: int, width: int, rng: np.random.Generator) -> Image.Image:
+    """One colour digit pasted on a noisy, smoothly shaded background."""
+    # Background: a colour gradient plus blurred noise.
+    corners = rng.uniform(0, 160, size=(2, 2, 3))
+    ys = np.linspace(0, 1, height)[:, None, None]
+    xs = np.linspace(0, 1, width)[None, :, None]
+    shade = ((1 - ys) * ((1 - xs) * corners[0, 0] + xs * corners[0, 1])
+             + ys * ((1 - xs) * corners[1, 0] + xs * corners[1, 1]))
+    noise = Image.fromarray(rng.integers(0, 256, size=(height, width, 3), dtype=np.uint8))
+    noise = np.asarray(noise.filter(ImageFilter.GaussianBlur(1.0)), dtype=np.float64) - 128
+    background = np.clip(shade + 0.6 * noise, 0, 255)
+
+    # The digit, scaled to 40-90% of the shorter side, at a random place.
+    side = int(rng.uniform(0.4, 0.9) * min(height, width))
+    mask = Image.fromarray(digit).resize((side, side), Image.BILINEAR)
+    mask = np.asarray(mask, dtype=np.float64)[:, :, None] / 255.0
+    top = rng.integers(0, height - side + 1)
+    left = rng.integers(0, width - side + 1)
+    colour = rng.uniform(150, 255, size=3)
+    patch = background[top:top + side, left:left + side]
+    background[top:top + side, left:left + side] = (1 - mask) * patch + mask * colour
+    return Image.fromarray(background.astype(np.uint8))
+
+
+def labels_from_paths(paths) -> np.ndarray:
+    """Parse the labels back out of names like ``img_00000_label3.jpg``.
+
+    Accepts str, pathlib.Path or bytes (as a tf.data pipeline yields them).
+
+    >>> labels_from_paths(["a/img_00000_label3.jpg", b"img_00001_label7.jpg"]).tolist()
+    [3, 7]
+    """
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        raise TypeError("labels_from_paths expects a list of paths, got a single path; "
+                        "wrap it in a list.")
+    labels = []
+    for path in paths:
+        name = os.fsdecode(path.item() if isinstance(path, np.generic) else path)
+        match = _NAME.search(name)
+        if match is None:
+            raise ValueError(f"Cannot find a label in {os.path.basename(name)!r}; expected a "
+                             "name like 'img_00000_label3.jpg', as jpeg_folder writes.")
+        labels.append(int(match.group(1)))
+    return np.array(labels, dtype=np.int64)

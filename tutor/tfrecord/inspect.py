@@ -1,0 +1,174 @@
+"""Look inside one TFRecord record: feature names, types, lengths and first values.
+
+>>> ex = tf.train.Example(features=tf.train.Features(feature={
+...     "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[3]))}))
+>>> print(inspect_record(ex.SerializeToString()))
+Example with 1 feature
+feature  type        length  first values
+label    int64_list       1  [3]
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import tensorflow as tf
+
+from .. import render
+from .._validate import require_positive_int
+from .errors import CorruptRecordError, compression_for
+
+__all__ = ["RecordTable", "inspect_record", "read_record"]
+
+
+def _preview_bytes(value: bytes, max_bytes: int) -> str:
+    head = repr(value[:max_bytes])
+    return f"{head}... ({len(value):,} bytes)" if len(value) > max_bytes else f"{head} ({len(value):,} bytes)"
+
+
+def _preview(kind: str | None, values: list, max_values: int, max_bytes: int) -> str:
+    if kind is None:
+        return "(empty)"
+    if kind == "bytes_list":
+        shown = [_preview_bytes(v, max_bytes) for v in values[:max_values]]
+    elif kind == "float_list":
+        shown = [f"{v:.4g}" for v in values[:max_values]]
+    else:
+        shown = [str(v) for v in values[:max_values]]
+    more = ", ..." if len(values) > max_values else ""
+    return "[" + ", ".join(shown) + more + "]"
+
+
+class RecordTable:
+    """A readable table of one record's features (plain text and HTML).
+
+    ``rows`` holds dicts with ``section`` ("features", "context" or
+    "feature_lists"), ``name``, ``type``, ``length`` and ``preview``.
+    """
+
+    def __init__(self, kind: str, rows: list[dict]):
+        self.kind = kind
+        self.rows = rows
+
+    @property
+    def names(self) -> list[str]:
+        return [r["name"] for r in self.rows]
+
+    def _head(self) -> list[str]:
+        first = ["section"] if self.kind == "SequenceExample" else []
+        return first + ["feature", "type", "length", "first values"]
+
+    def _cells(self) -> list[list[str]]:
+        seq = self.kind == "SequenceExample"
+        return [([r["section"]] if seq else []) + [r["name"], r["type"], str(r["length"]), r["preview"]]
+                for r in self.rows]
+
+    def title(self) -> str:
+        n = len(self.rows)
+        return f"{self.kind} with {n} feature{'s' if n != 1 else ''}"
+
+    def __str__(self) -> str:
+        table = [self._head()] + self._cells()
+        widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+        numeric = len(table[0]) - 2
+        lines = ["  ".join(c.rjust(w) if i == numeric else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+                 for r in table]
+        return "\n".join([self.title()] + lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        return render.table(self._cells(), header=self._head(), title=self.title())
+
+
+def read_record(path: str | os.PathLike, index: int = 0, compression: str | None = "auto") -> bytes:
+    """The serialized bytes of record ``index`` (from 0) in one TFRecord file.
+
+    A truncated or corrupt file raises :class:`~tutor.tfrecord_errors.CorruptRecordError`.
+    """
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"No TFRecord file '{os.path.basename(path)}'; write the file first.")
+    comp = compression_for(path, compression)
+    try:
+        for value in tf.data.TFRecordDataset(path, compression_type=comp or "").skip(index).take(1):
+            return value.numpy()
+    except tf.errors.DataLossError as exc:
+        raise CorruptRecordError(path, exc, comp) from None
+    raise IndexError(f"'{os.path.basename(path)}' holds fewer than {index + 1} records.")
+
+
+def _as_message(record: Any) -> tf.train.Example | tf.train.SequenceExample:
+    if isinstance(record, (tf.train.Example, tf.train.SequenceExample)):
+        return record
+    data = bytes(record)
+    seq = tf.train.SequenceExample.FromString(data)
+    if len(seq.feature_lists.feature_list):
+        return seq
+    return tf.train.Example.FromString(data)
+
+
+def inspect_record(source: Any, index: int = 0, *, compression: str | None = "auto",
+                   max_values: int = 5, max_bytes: int = 8) -> RecordTable:
+    """A table of one record's features: name, type, length and first values.
+
+    Parameters
+    ----------
+    source : serialized bytes of an Example or SequenceExample, the message
+        itself, a TFRecord file path, or a dataset of serialized records
+        (``tf.data.TFRecordDataset``).
+    index : which record of a file or dataset (from 0).
+    compression : for a path: ``"auto"`` (GZIP when the name ends in ``.gz``),
+        ``None`` or ``"GZIP"``.
+    max_values, max_bytes : how much of each value list, and of each bytes
+        value, to show.
+
+    Examples
+    --------
+    >>> table = inspect_record(tf.train.Example().SerializeToString())
+    >>> table.rows
+    []
+    """
+    index = require_positive_int(index, "index", "inspect_record", minimum=0)
+    if isinstance(source, (str, os.PathLike)):
+        source = read_record(source, index, compression)
+    elif isinstance(source, tf.data.Dataset):
+        if source.element_spec != tf.TensorSpec([], tf.string):
+            raise TypeError("inspect_record expects a dataset of serialized records, such as "
+                            f"tf.data.TFRecordDataset(paths); got element_spec={source.element_spec}.")
+        got = list(source.skip(index).take(1).as_numpy_iterator())
+        if not got:
+            raise IndexError(f"the dataset holds fewer than {index + 1} records.")
+        source = got[0]
+    elif tf.is_tensor(source):
+        source = source.numpy()
+    if not isinstance(source, (bytes, bytearray, tf.train.Example, tf.train.SequenceExample)):
+        raise TypeError("inspect_record expects serialized bytes, a tf.train.Example, a TFRecord path or "
+                        f"a TFRecordDataset, got {type(source).__name__}.")
+    try:
+        message = _as_message(source)
+    except Exception:  # noqa: BLE001 (protobuf's DecodeError differs across versions)
+        raise ValueError("These bytes are not a serialized tf.train.Example or SequenceExample; "
+                         "did you pass a whole file's contents instead of one record?") from None
+
+    def row(section, name, feature):
+        kind = feature.WhichOneof("kind")
+        values = list(getattr(feature, kind).value) if kind else []
+        return {"section": section, "name": name, "type": kind or "empty", "length": len(values),
+                "preview": _preview(kind, values, max_values, max_bytes)}
+
+    if isinstance(message, tf.train.Example):
+        feats = message.features.feature
+        return RecordTable("Example", [row("features", k, feats[k]) for k in sorted(feats)])
+    ctx = message.context.feature
+    rows = [row("context", k, ctx[k]) for k in sorted(ctx)]
+    lists = message.feature_lists.feature_list
+    for name in sorted(lists):
+        steps = lists[name].feature
+        kinds = {f.WhichOneof("kind") for f in steps}
+        kind = kinds.pop() if len(kinds) == 1 else "mixed"
+        firsts = [row("", "", f)["preview"] for f in list(steps)[:max_values]]
+        more = ", ..." if len(steps) > max_values else ""
+        rows.append({"section": "feature_lists", "name": name, "type": f"{kind} per step",
+                     "length": len(steps), "preview": "[" + ", ".join(firsts) + more + "]"})
+    return RecordTable("SequenceExample", rows)
