@@ -1,7 +1,9 @@
-"""Every tf.data performance fact that lessons 07 and 06 state, checked against real TensorFlow.
+"""Every tf.data performance fact that lessons 07 and 09 state, checked against real TensorFlow.
 
-Timing facts are checked as ratios measured in the same test, with generous
-tolerances, because the test machine may be busy.
+No test here decides by a wall-clock time or a speed ratio: a busy machine slows every run down, and the
+figures themselves belong in benchmarks/. Each test asserts what happened instead: how many elements a
+stage produced, which recorded intervals overlap, how many calls were in progress at once, how much CPU
+Python used. The helpers in tests/busy.py make "several at once" independent of timing.
 """
 import os
 import subprocess
@@ -14,6 +16,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from busy import CallLog, Meeting, cores, intersects, most_at_once
 from tutor import timeline as T
 
 
@@ -35,102 +38,154 @@ class Counter:
         return y
 
 
-def _seconds(ds, limit=1000):
-    start = time.perf_counter()
-    for _ in ds.take(limit):
-        pass
-    return time.perf_counter() - start
+def _eventually(condition, what, patience=30.0):
+    """Wait until ``condition()`` holds. ``patience`` only stops a broken pipeline from hanging the suite."""
+    give_up = time.monotonic() + patience
+    while not condition():
+        if time.monotonic() > give_up:
+            raise AssertionError(f"{what} never happened")
+        time.sleep(0.01)
 
 
-def _best_of(make, repeats=2):
-    return min(_seconds(make()) for _ in range(repeats))
+def _map_in_python(body, *, n, parallel, threads=None):
+    """Run ``body()`` once per element inside a ``tf.py_function`` in a parallel map, and read every element."""
+    options = T.naive_options()
+    if threads:
+        options.threading.private_threadpool_size = threads
+
+    def fn(x):
+        def run(v):
+            body()
+            return v
+
+        return tf.py_function(run, [x], Tout=tf.int64)
+
+    ds = tf.data.Dataset.range(n).with_options(options).map(fn, num_parallel_calls=parallel)
+    assert sorted(int(v) for v in ds.as_numpy_iterator()) == list(range(n))
 
 
 # --- prefetch ----------------------------------------------------------------------------
 def test_prefetch_counts_elements_of_its_input_after_batch_whole_batches():
-    def produced_ahead(build):
+    def produced_ahead(build, at_least):
         counter = Counter()
         ds = build(tf.data.Dataset.range(200).map(counter.fn)).with_options(T.naive_options())
         it = iter(ds)
         next(it)
-        time.sleep(0.4)  # let the prefetch thread fill its buffer
+        # the prefetch thread fills its buffer in the background: wait for it, then give it a moment to overfill
+        _eventually(lambda: counter.n >= at_least, f"producing {at_least} elements ahead")
+        time.sleep(0.2)
         return counter.n
 
-    batches = produced_ahead(lambda ds: ds.batch(4).prefetch(2))
-    elements = produced_ahead(lambda ds: ds.prefetch(2).batch(4))
+    batches = produced_ahead(lambda ds: ds.batch(4).prefetch(2), at_least=12)
+    elements = produced_ahead(lambda ds: ds.prefetch(2).batch(4), at_least=6)
     assert 12 <= batches <= 16  # the batch taken + 2 batches buffered (+ one being built)
     assert 6 <= elements <= 7  # the batch taken + 2 elements buffered (+ one being fetched)
 
 
-def test_default_options_inject_a_prefetch_and_naive_options_do_not():
-    def run(options):
-        pipe = T.Pipeline(tf.data.Dataset.range(8), options=options).map(T.sleep_work(0.03), name="work")
-        return T.record(pipe, steps=8, step_time=0.03).total_time
+def _work_during_steps(options, parallel=None):
+    """For each element: did its recorded work overlap a consumer step (the "training")?"""
+    pipe = T.Pipeline(tf.data.Dataset.range(8), options=options).map(
+        T.sleep_work(0.03), name="work", num_parallel_calls=parallel)
+    tl = T.record(pipe, steps=8, step_time=0.03)
+    work = tl.stage_events("work")
+    return intersects(work["start"], work["end"], tl.steps["start"], tl.steps["end"])
 
-    naive = run(T.naive_options())
-    default = run(None)
-    assert naive > 0.9 * 8 * 0.06  # no overlap at all
-    assert default < 0.85 * naive, "TensorFlow's automatic prefetch should overlap work and steps"
+
+def test_default_options_inject_a_prefetch_and_naive_options_do_not():
+    assert not _work_during_steps(T.naive_options()).any(), "naive options: producer and consumer take turns"
+    assert _work_during_steps(None).any(), "TensorFlow's automatic prefetch should work while the step runs"
 
 
 def test_parallel_map_also_works_ahead_without_prefetch():
-    pipe = T.Pipeline(tf.data.Dataset.range(8), options=T.naive_options()).map(
-        T.sleep_work(0.03), name="work", num_parallel_calls=2)
-    tl = T.record(pipe, steps=8, step_time=0.03)
-    naive_sum = 8 * 0.06
-    assert tl.total_time < 0.8 * naive_sum
+    assert _work_during_steps(T.naive_options(), parallel=2).any()
 
 
 # --- parallel map: order, cores and the GIL ------------------------------------------------
-def _slow_first(x):
-    def work(v):
-        time.sleep(0.15 if int(v) == 0 else 0.001)
-        return v
-
-    y = tf.py_function(work, [x], Tout=tf.int64)
-    y.set_shape(())
-    return y
-
-
 def test_parallel_map_keeps_order_unless_deterministic_false():
+    def slow_first(x):
+        def work(v):
+            time.sleep(0.15 if int(v) == 0 else 0.001)
+            return v
+
+        return tf.py_function(work, [x], Tout=tf.int64)
+
     ds = tf.data.Dataset.range(8)
-    ordered = list(ds.map(_slow_first, num_parallel_calls=4).as_numpy_iterator())
-    assert ordered == list(range(8))
-    loose = list(ds.map(_slow_first, num_parallel_calls=4, deterministic=False).as_numpy_iterator())
+    assert list(ds.map(slow_first, num_parallel_calls=4).as_numpy_iterator()) == list(range(8))
+
+    # Element 0 is held back until the consumer has received some other element: with
+    # deterministic=False nothing waits for it (with the default, this would wait for the whole patience).
+    overtaken = threading.Event()
+
+    def held_back_first(x):
+        def work(v):
+            if int(v) == 0:
+                overtaken.wait(30)
+            return v
+
+        return tf.py_function(work, [x], Tout=tf.int64)
+
+    loose = []
+    for v in ds.map(held_back_first, num_parallel_calls=4, deterministic=False).as_numpy_iterator():
+        loose.append(int(v))
+        overtaken.set()
     assert sorted(loose) == list(range(8)) and loose[0] != 0
 
 
-def _speedup(fn, n=8, parallel=4, threads=None):
-    options = T.naive_options()
-    if threads:
-        options.threading.private_threadpool_size = threads
-    ds = tf.data.Dataset.range(n).with_options(options)
-    one = _best_of(lambda: ds.map(fn))
-    many = _best_of(lambda: ds.map(fn, num_parallel_calls=parallel))
-    return one / many
-
-
 def test_tf_data_threads_default_to_the_core_count_even_for_sleeps():
-    cores = os.cpu_count() or 1
-    assert _speedup(T.sleep_work(0.03), parallel=4 * cores) < cores * 1.35 + 0.3
+    n = cores()
+    calls = CallLog()
+    # One more caller than there are cores waits to meet: only a bigger thread pool could bring them together.
+    meeting = Meeting(n + 1, patience=1.0)
+
+    def sleep():
+        with calls.call():
+            meeting.attend()
+            time.sleep(0.01)
+
+    _map_in_python(sleep, n=2 * n + 2, parallel=4 * n)
+    assert not meeting.met
+    assert min(n, 2) <= calls.most_at_once <= n
 
 
 def test_gil_releasing_work_parallelizes_beyond_the_cores_with_more_threads():
-    assert _speedup(T.sleep_work(0.03), parallel=4, threads=8) > 2.2  # 4 sleeps at once
+    k = cores() + 2
+    calls, meeting = CallLog(), Meeting(k)
+
+    def sleep():
+        with calls.call():
+            meeting.attend()
+            time.sleep(0.01)
+
+    _map_in_python(sleep, n=2 * k, parallel=k, threads=2 * k)
+    assert meeting.met
+    assert calls.most_at_once == k > cores()  # k sleeps at once, on fewer cores
 
 
 def test_python_work_holding_the_gil_does_not_parallelize():
-    gil = _speedup(T.python_busy_work(0.04), threads=8)
-    sleeps = _speedup(T.sleep_work(0.04), threads=8)
-    assert gil < 1.6, f"pure-Python work should not run in parallel, speedup={gil:.2f}"
-    assert gil < 0.7 * sleeps
+    started, work = Meeting(3), CallLog()
+
+    def compute():
+        started.attend()  # three calls start computing together ...
+        with work.call():
+            T.busy_wait(0.04)
+
+    _map_in_python(compute, n=8, parallel=4, threads=8)
+    assert started.met and work.most_at_once >= 2  # ... so several calls were in progress at once ...
+    # ... but one thread at a time ran Python: together they used at most one core (5% for clock bookkeeping)
+    cpu, wall = work.cpu_seconds, work.wall_seconds
+    assert cpu <= 1.05 * wall + 0.005, f"pure-Python calls used {cpu:.3f} s of CPU in {wall:.3f} s"
 
 
-def test_tensorflow_work_is_bounded_by_the_cores():
-    cores = os.cpu_count() or 1
-    # eight calls and eight threads: only the cores limit how many products run at once
-    speedup = _speedup(T.tf_busy_work(repeats=12, size=128), n=16, parallel=8, threads=8)
-    assert speedup < cores * 1.35 + 0.3
+def test_tensorflow_work_is_limited_by_the_cores_not_by_the_threads():
+    # Eight threads keep more TensorFlow calls in progress at once than there are cores, so the thread pool
+    # is not what limits them. That they then finish at most about `cores` times faster is a speed figure
+    # for benchmarks/, not a test: a busy machine changes it.
+    options = T.naive_options()
+    options.threading.private_threadpool_size = 8
+    pipe = T.Pipeline(tf.data.Dataset.range(16), options=options).map(
+        T.tf_busy_work(repeats=40, size=128), name="work", num_parallel_calls=8)
+    work = T.record(pipe, steps=16).stage_events("work")
+    assert most_at_once(work["start"], work["end"]) > cores()
 
 
 # --- cache --------------------------------------------------------------------------------
@@ -179,22 +234,27 @@ def test_partial_cache_warning_is_logged():
 
 
 # --- vectorizing ----------------------------------------------------------------------------
-def test_vectorized_map_after_batch_is_faster():
+def test_vectorized_map_after_batch_runs_once_per_batch():
     fn = lambda x: tf.math.sqrt(tf.cast(x, tf.float32) * 2.0 + 1.0)
-    ds = tf.data.Dataset.range(4000).with_options(T.naive_options())
-    per_element = _best_of(lambda: ds.map(fn).batch(100))
-    vectorized = _best_of(lambda: ds.batch(100).map(fn))
-    a = np.concatenate(list(ds.map(fn).batch(100).as_numpy_iterator()))
-    b = np.concatenate(list(ds.batch(100).map(fn).as_numpy_iterator()))
+    ds = tf.data.Dataset.range(1000)
+    per_element, vectorized = Counter(), Counter()
+    a = np.concatenate(list(ds.map(lambda x: fn(per_element.fn(x))).batch(100).as_numpy_iterator()))
+    b = np.concatenate(list(ds.batch(100).map(lambda x: fn(vectorized.fn(x))).as_numpy_iterator()))
     np.testing.assert_allclose(a, b)
-    assert per_element / vectorized > 2.0
+    assert (per_element.n, vectorized.n) == (1000, 10)  # the per-call cost is paid 10 times instead of 1000
 
 
 # --- generators (lesson 09) ----------------------------------------------------------------
-def _sleepy_generator(n=8, seconds=0.02):
+def _sleepy_generator(n=8, seconds=0.01, calls=None, meeting=None):
+    """A generator whose every ``next()`` waits ``seconds`` (like a slow read), recorded in ``calls``."""
+    calls = CallLog() if calls is None else calls
+
     def gen():
         for i in range(n):
-            time.sleep(seconds)
+            with calls.call():
+                if meeting is not None:
+                    meeting.attend()
+                time.sleep(seconds)
             yield np.full((4,), i, dtype=np.float32)
 
     return gen
@@ -202,34 +262,40 @@ def _sleepy_generator(n=8, seconds=0.02):
 
 def test_generator_runs_on_one_thread_even_before_a_parallel_map():
     sig = tf.TensorSpec((4,), tf.float32)
-    ds = tf.data.Dataset.from_generator(_sleepy_generator(), output_signature=sig)
+    calls = CallLog()
+    ds = tf.data.Dataset.from_generator(_sleepy_generator(calls=calls), output_signature=sig)
     ds = ds.map(lambda x: x * 2, num_parallel_calls=4)
-    assert _seconds(ds) > 0.9 * 8 * 0.02
+    assert len(list(ds.as_numpy_iterator())) == 8
+    assert len(calls) == 8 and calls.most_at_once == 1  # one next() at a time
     tl = T.record(T.Pipeline.from_generator(_sleepy_generator(), sig).map(lambda x: x, name="id",
                                                                         num_parallel_calls=4), steps=8)
     g = tl.stage_events("generator")
+    assert len(g) == 8 and most_at_once(g["start"], g["end"]) == 1
     assert tl.stage_concurrency["generator"] <= 1.0 + 1e-6
     assert np.all(g["start"][1:] >= g["end"][:-1] - 1e-6)
 
 
-def test_index_generator_with_parallel_py_function_map_is_faster():
-    def load(i):
-        time.sleep(0.05)
+def test_index_generator_with_parallel_py_function_map_loads_several_at_once():
+    one_by_one, together, meeting = CallLog(), CallLog(), Meeting(4)
+
+    def load(i, calls, meeting=None):
+        with calls.call():
+            if meeting is not None:
+                meeting.attend()
+            time.sleep(0.01)
         return np.full((4,), i, dtype=np.float32)
 
-    def slow():
-        return tf.data.Dataset.from_generator(lambda: (load(i) for i in range(8)),
-                                              output_signature=tf.TensorSpec((4,), tf.float32))
+    slow = tf.data.Dataset.from_generator(lambda: (load(i, one_by_one) for i in range(8)),
+                                          output_signature=tf.TensorSpec((4,), tf.float32))
+    ids = tf.data.Dataset.from_generator(lambda: iter(range(8)), output_signature=tf.TensorSpec((), tf.int64))
+    options = tf.data.Options()
+    options.threading.private_threadpool_size = 8  # sleeps release the GIL: more threads than cores help
+    fast = ids.with_options(options).map(
+        lambda i: tf.py_function(lambda j: load(int(j), together, meeting), [i], tf.float32), num_parallel_calls=4)
 
-    def fast():
-        ids = tf.data.Dataset.from_generator(lambda: iter(range(8)), output_signature=tf.TensorSpec((), tf.int64))
-        options = tf.data.Options()
-        options.threading.private_threadpool_size = 8  # sleeps release the GIL: more threads than cores help
-        ids = ids.with_options(options)
-        return ids.map(lambda i: tf.py_function(lambda j: load(int(j)), [i], tf.float32), num_parallel_calls=4)
-
-    assert sorted(map(tuple, fast().as_numpy_iterator())) == sorted(map(tuple, slow().as_numpy_iterator()))
-    assert _best_of(slow) / _best_of(fast) > 2.0
+    assert sorted(map(tuple, fast.as_numpy_iterator())) == sorted(map(tuple, slow.as_numpy_iterator()))
+    assert one_by_one.most_at_once == 1  # inside the generator: one load after another
+    assert meeting.met and together.most_at_once == 4  # in the parallel map: four loads at once
 
 
 def test_py_function_loses_static_shape_and_ensure_shape_restores_it():
@@ -252,17 +318,19 @@ def test_py_function_loses_static_shape_and_ensure_shape_restores_it():
 
 def test_interleave_over_several_generators_runs_them_at_once():
     sig = tf.TensorSpec((4,), tf.float32)
+    alone, shards, meeting = CallLog(), CallLog(), Meeting(4)
+    one = tf.data.Dataset.from_generator(_sleepy_generator(16, calls=alone), output_signature=sig)
 
     def shard(k):
-        return tf.data.Dataset.from_generator(_sleepy_generator(4, 0.02), output_signature=sig)
+        return tf.data.Dataset.from_generator(_sleepy_generator(4, calls=shards, meeting=meeting),
+                                              output_signature=sig)
 
-    one = lambda: tf.data.Dataset.from_generator(_sleepy_generator(16, 0.02), output_signature=sig)
     options = tf.data.Options()
     options.threading.private_threadpool_size = 8
-    four = lambda: tf.data.Dataset.range(4).with_options(options).interleave(
-        shard, cycle_length=4, num_parallel_calls=4)
-    assert len(list(four().as_numpy_iterator())) == 16
-    assert _best_of(one) / _best_of(four) > 2.0  # four generators sleep at once
+    four = tf.data.Dataset.range(4).with_options(options).interleave(shard, cycle_length=4, num_parallel_calls=4)
+    assert len(list(one.as_numpy_iterator())) == len(list(four.as_numpy_iterator())) == 16
+    assert alone.most_at_once == 1
+    assert meeting.met and shards.most_at_once == 4  # four generators wait at once
 
 
 def test_set_shape_only_promises_a_shape_and_the_iterator_catches_a_wrong_promise():

@@ -42,13 +42,12 @@ def where_am_i() -> str:
 def env_report(data_source: bool = True) -> EnvReport:
     """Collect versions, CPU/GPU devices, widget support and the digit source.
 
+    Never raises: a missing optional package shows as "not installed".
+
     >>> "TensorFlow" in env_report(data_source=False).as_dict()
     True
     """
     import os
-
-    import ipywidgets
-    import matplotlib
 
     gpus = tf.config.list_physical_devices("GPU")
     rows = [
@@ -58,14 +57,30 @@ def env_report(data_source: bool = True) -> EnvReport:
         ("Keras", _keras_version()),
         ("CPU cores", str(os.cpu_count())),
         ("GPU", ", ".join(g.name for g in gpus) if gpus else "none (CPU only: every lesson still works)"),
-        ("ipywidgets", ipywidgets.__version__ + _frontend_note()),
-        ("matplotlib", matplotlib.__version__),
+        ("ipywidgets", _version("ipywidgets") + _frontend_note()),
+        ("matplotlib", _version("matplotlib")),
     ]
     if data_source:
-        from . import data
-
-        rows.append(("digit images", data.describe_source(data.digits(n=100))))
+        rows.append(("digit images", digit_source()))
     return EnvReport(rows)
+
+
+def digit_source() -> str:
+    """Where ``tutor.data.digits`` takes its images from in this kernel, in words."""
+    from . import data
+
+    digits = data.digits(n=10)
+    if digits.source == "keras":
+        return "MNIST, from keras.datasets"
+    why = "MNIST could not be downloaded" if digits.fallback else "TUTOR_DATA_SOURCE=synthetic"
+    return f"offline look-alikes drawn from the fonts that matplotlib ships ({why})"
+
+
+def _version(module: str) -> str:
+    try:
+        return __import__(module).__version__
+    except ImportError:
+        return "not installed"
 
 
 def _keras_version() -> str:

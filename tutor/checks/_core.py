@@ -13,6 +13,7 @@ as a sentence, with the original text in a collapsed detail.
 """
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Any, Callable, Sequence
 
@@ -177,6 +178,8 @@ def explain_error(exc: BaseException) -> str:
 
     text = _first_line(exc)
     low = text.lower()
+    if "user-defined function" in low:
+        return user_function_message(text)
     if isinstance(exc, tf.errors.NotFoundError):
         return "your pipeline tried to open a file that does not exist. Check the file names or paths it reads."
     if isinstance(exc, tf.errors.OutOfRangeError) or isinstance(exc, StopIteration):
@@ -207,6 +210,34 @@ def explain_error(exc: BaseException) -> str:
     if isinstance(exc, ValueError):
         return "a value in your answer does not fit what the exercise expects; the details below say which."
     return f"reading your answer failed ({type(exc).__name__}); the details below say where."
+
+
+_STAGES = {"map": "map", "parallelmap": "map", "mapandbatch": "map", "filter": "filter", "flatmap": "flat_map",
+           "interleave": "interleave", "parallelinterleave": "interleave", "scan": "scan"}
+
+
+def user_function_message(text: str) -> str:
+    """A sentence for TensorFlow's "Error in user-defined function passed to MapDataset..." (no raw text).
+
+    >>> user_function_message("Error in user-defined function passed to FilterDataset:3 ...: ValueError: boom")
+    'the function you passed to filter() failed while the checker read your dataset: it raised ValueError. Run next(iter(ds)) on your dataset to see the whole error.'
+    """
+    found = re.search(r"passed to (\w+?)(?:V\d)?Dataset", text)
+    stage = _STAGES.get(found.group(1).lower(), found.group(1).lower()) if found else "map"
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    python = re.search(r": (\w+(?:Error|Exception))(?::|$)", first)
+    if python:
+        cause = f"it raised {python.group(1)}"
+    elif "assertion failed" in first:
+        cause = "an assertion inside it did not hold"
+    elif "convert string" in first:
+        cause = "it tried to turn text into a number and could not"
+    elif "division by zero" in first:
+        cause = "it divided by zero"
+    else:
+        cause = "TensorFlow stopped it with an error"
+    return (f"the function you passed to {stage}() failed while the checker read your dataset: {cause}. "
+            "Run next(iter(ds)) on your dataset to see the whole error.")
 
 
 def _first_line(exc: BaseException) -> str:

@@ -1,4 +1,4 @@
-"""What the checkers share: bounded reading of an answer, and answers given as text or letters.
+"""What the checkers share: bounded reading of an answer, answers as text or letters, element specs in words.
 
 Reading never hangs: :func:`elements` stops after ``limit`` elements and after
 a deadline (a ``filter`` that never matches, an endless pipeline that yields
@@ -89,3 +89,102 @@ def choice(answer: Any, options: Iterable[str]) -> str:
         fail(f"{shorten(answer, 40)} is not one of the choices; answer with one of "
              + ", ".join(repr(o) for o in options) + ".")
     return lowered[got]
+
+
+# ------------------------------------------------------------ answers in words
+def plain(value: Any) -> Any:
+    """Nested Python lists, ints, floats and strings from NumPy values, tuples and bytes.
+
+    >>> plain((np.int64(3), [np.array([1, 2])], b"a"))
+    [3, [[1, 2]], 'a']
+    """
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return plain(value.tolist())
+    if isinstance(value, np.generic):
+        return plain(value.item())
+    if isinstance(value, bytes):
+        return value.decode(errors="replace")
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def answer_dataset(answer: Any, what: str = "a tf.data.Dataset") -> tf.data.Dataset:
+    """``answer`` if it is a dataset; otherwise fail with a sentence naming what it is."""
+    if isinstance(answer, tf.data.Dataset):
+        return answer
+    if isinstance(answer, tf.data.Iterator) or (hasattr(answer, "__next__") and hasattr(answer, "__iter__")):
+        fail(f"expected {what}, got an iterator (what iter(ds) or ds.as_numpy_iterator() returns, or a Python "
+             "generator). Pass the dataset itself: the checker makes its own iterators.")
+    return dataset(answer, what)
+
+
+def describe_spec(spec: Any) -> str:
+    """An ``element_spec`` in words.
+
+    >>> describe_spec(tf.data.Dataset.range(3).batch(2).element_spec)
+    'a batch of int64 numbers, shape (None,)'
+    """
+    if isinstance(spec, dict):
+        return f"a dict with keys {sorted(map(str, spec))}"
+    if isinstance(spec, (tuple, list)):
+        return f"a tuple of {len(spec)} parts (" + "; ".join(describe_spec(s) for s in spec) + ")"
+    if isinstance(spec, tf.RaggedTensorSpec):
+        return f"a ragged tensor of shape {shape_text(spec.shape)}"
+    if isinstance(spec, tf.TensorSpec):
+        kind = "text (string)" if spec.dtype == tf.string else f"{spec.dtype.name} number"
+        if spec.shape.rank == 0:
+            return f"a single {kind}"
+        plural = "text values (strings)" if spec.dtype == tf.string else f"{spec.dtype.name} numbers"
+        word = "a batch of" if spec.shape.rank == 1 else "a tensor of"
+        return f"{word} {plural}, shape {shape_text(spec.shape)}"
+    if isinstance(spec, tf.data.DatasetSpec):
+        return "a whole dataset (as window() gives)"
+    return type(spec).__name__
+
+
+def shape_text(shape: tf.TensorShape) -> str:
+    """``(None, 3)``-style text for a shape (``unknown`` when even the rank is unknown)."""
+    if shape.rank is None:
+        return "unknown"
+    dims = shape.as_list()
+    return "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
+
+
+def read_elements(ds: tf.data.Dataset, limit: int) -> list:
+    """Up to ``limit`` elements as NumPy values, bounded in number and in time (same as :func:`elements`)."""
+    return elements(ds, limit)
+
+
+def read_values(ds: tf.data.Dataset, limit: int) -> list:
+    """Up to ``limit`` elements as plain Python values (lists, ints, floats, str); see :func:`read_elements`."""
+    return [plain(e) for e in read_elements(ds, limit)]
+
+
+def is_text(spec: Any) -> bool:
+    return isinstance(spec, (tf.TensorSpec, tf.RaggedTensorSpec)) and spec.dtype == tf.string
+
+
+def is_number_spec(spec: Any) -> bool:
+    return isinstance(spec, (tf.TensorSpec, tf.RaggedTensorSpec)) and (spec.dtype.is_integer or spec.dtype.is_floating)
+
+
+def whole(value: Any) -> int | None:
+    """``value`` as an int when it is a whole number (not a bool); otherwise None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def from_tensors_hint(spec: Any) -> str:
+    return (f"each element is {describe_spec(spec)}: the whole input in one element. from_tensors keeps its input "
+            "whole and batch() groups elements; use from_tensor_slices, with no batch, so that each element is one "
+            "slice.")

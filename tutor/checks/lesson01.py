@@ -6,60 +6,142 @@
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import Any
+
 import tensorflow as tf
 
-from . import _read
-from ._core import Question, fail
+from ._core import Question, fail, shorten
+from ._read import answer_dataset, describe_spec, from_tensors_hint, is_number_spec, is_text, read_values, whole
 
 WORDS = ["cat", "dog", "fish"]
 ROWS = [[1, 2], [3], [4, 5, 6]]
 
 
+# ------------------------------------------------------------------ q1: (word, length) pairs
 def _check_pairs(answer) -> str:
-    ds = _read.dataset(answer)
+    ds = answer_dataset(answer)
     spec = ds.element_spec
-    if not (isinstance(spec, tuple) and len(spec) == 2):
-        fail(f"each element should be a (word, length) tuple, but element_spec is {spec}. "
-             "Pass a tuple of two lists to from_tensor_slices.")
-    got = _read.elements(ds, 20)
-    want = [(w.encode(), len(w)) for w in WORDS]
-    if len(got) != len(want):
-        fail(f"expected {len(want)} elements, one per word, got {len(got)}.")
-    for i, ((word, length), (w, n)) in enumerate(zip(got, want)):
-        if word != w:
-            fail(f"element {i} holds word {word!r}; expected {w!r}. Keep the words in their original order.")
-        if int(length) != n:
-            fail(f"element {i} is ({word!r}, {int(length)}); its length should be {n}.")
+    if isinstance(spec, dict):
+        fail(f"each element is {describe_spec(spec)}; this exercise asks for (word, length) tuples. Pass a tuple "
+             "of two lists to from_tensor_slices: (words, lengths).")
+    if not isinstance(spec, (tuple, list)):
+        if is_text(spec) and spec.shape.rank == 0:
+            fail("each element is a single word, without its length. Pass a tuple (words, lengths) to "
+                 "from_tensor_slices, so that each element holds both.")
+        fail(f"each element is {describe_spec(spec)}; expected a (word, length) tuple. Pass a tuple "
+             "(words, lengths) to from_tensor_slices.")
+    if len(spec) != 2:
+        fail(f"each element is {describe_spec(spec)}; expected 2 parts: (word, length).")
+    word_spec, length_spec = spec
+    if not all(isinstance(s, tf.TensorSpec) for s in spec):
+        fail(f"each element is {describe_spec(spec)}; expected (word, length), a string and a number.")
+    if word_spec.shape.rank not in (0, None) or length_spec.shape.rank not in (0, None):
+        fail(from_tensors_hint(spec))
+    if is_number_spec(word_spec) and is_text(length_spec):
+        fail("the tuple is swapped: each element is (number, word). Put the word first: (word, length), "
+             "for example (\"cat\", 3).")
+    if not is_text(word_spec):
+        fail(f"the first part of each element is {describe_spec(word_spec)}; it should be the word itself.")
+    if is_text(length_spec):
+        fail("the length is text (a string such as \"3\"), not a number. Build the lengths as numbers: "
+             "[len(w) for w in words].")
+    if not is_number_spec(length_spec) or length_spec.dtype == tf.bool:
+        fail(f"the second part is {describe_spec(length_spec)}; it should be the word's length, a whole number.")
+    got = read_values(ds, 20)
+    if len(got) != len(WORDS):
+        fail(f"expected {len(WORDS)} elements, one per word, got {len(got)}." +
+             (" Did you repeat() or concatenate()?" if len(got) > len(WORDS) else ""))
+    words = [w for w, _ in got]
+    if words != WORDS:
+        order = " in a different order" if sorted(words) == sorted(WORDS) else ""
+        fail(f"the words come out as {shorten(words, 60)}{order}; expected {WORDS}, the list `words` in its order.")
+    for i, (word, length) in enumerate(got):
+        if whole(length) != len(word):
+            fail(f"element {i} is ({word!r}, {shorten(length, 20)}), but {word!r} has {len(word)} letters. "
+                 "Compute each length from its word: [len(w) for w in words].")
     return "each element pairs a word with its length, like (features, label)."
 
 
+# ------------------------------------------------------------------ q2: rows of different lengths
 def _check_ragged(answer) -> str:
-    ds = _read.dataset(answer)
-    got = _read.elements(ds, 20)
+    ds = answer_dataset(answer)
+    spec = ds.element_spec
+    if not isinstance(spec, (tf.TensorSpec, tf.RaggedTensorSpec)):
+        fail(f"each element is {describe_spec(spec)}; expected one row of numbers per element.")
+    if is_text(spec):
+        fail("the elements are text (strings), not numbers. Build the rows from numbers: "
+             "tf.ragged.constant([[1, 2], [3], [4, 5, 6]]).")
+    if spec.shape.rank == 0:
+        fail("each element is a single number: the rows were flattened into one list. Slice a ragged tensor, "
+             "tf.ragged.constant(rows), so that each element is one whole row.")
+    got = read_values(ds, 20)
+    if len(got) == 1 and got[0] == ROWS:
+        fail(from_tensors_hint(spec))
     if len(got) != len(ROWS):
         fail(f"expected {len(ROWS)} elements (one per row), got {len(got)}.")
+    if got != ROWS and sorted(map(repr, got)) == sorted(map(repr, ROWS)):
+        fail(f"the rows come out as {shorten(got, 60)}: the right rows in a different order. Keep the order "
+             "[1, 2], [3], [4, 5, 6].")
     for i, (row, want) in enumerate(zip(got, ROWS)):
-        values = np.asarray(row).tolist()
-        if values != want:
-            hint = " Padding adds zeros that were never in the data; keep each row its own length." if len(values) > len(want) else ""
-            fail(f"element {i} is {values}; expected {want}.{hint}")
+        if row == want:
+            continue
+        if isinstance(row, list) and len(row) > len(want) and row[:len(want)] == want and not any(row[len(want):]):
+            fail(f"element {i} is {row}: padding added zeros that were never in the data. Keep each row its own "
+                 "length with tf.ragged.constant.")
+        fail(f"element {i} is {shorten(row, 40)}; expected {want}.")
     return "each row keeps its own length: tf.ragged.constant made that possible."
 
 
+# ------------------------------------------------------------------ q3: (x, (y1, y2))
+def _layout(spec: Any) -> str:
+    """The nesting of an element spec, with ``·`` for each tensor: ``(·, (·, ·))``."""
+    if isinstance(spec, dict):
+        return "{" + ", ".join(f"{k}: {_layout(v)}" for k, v in spec.items()) + "}"
+    if isinstance(spec, (tuple, list)):
+        return "(" + ", ".join(_layout(s) for s in spec) + ")"
+    return "·"
+
+
+_WANT_Q3 = {"x": list(range(-5, 0)), "y1": list(range(5)), "y2": list(range(10, 15))}
+
+
 def _check_zip(answer) -> str:
-    ds = _read.dataset(answer)
+    ds = answer_dataset(answer)
     spec = ds.element_spec
-    if not (isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[1], tuple) and len(spec[1]) == 2):
-        fail(f"each element should look like (x, (y1, y2)); element_spec is {spec}. "
-             "Zip the x dataset with a dataset of (y1, y2) pairs: tf.data.Dataset.zip((xs, ys)).")
-    got = _read.elements(ds, 20)
+    layout = _layout(spec)
+    if layout != "(·, (·, ·))":
+        if layout == "(·, ·, ·)":
+            fail("each element is a flat triple (x, y1, y2). Group the two outputs in their own tuple: "
+                 "(x, (y1, y2)); zipping xs with a dataset of (y1, y2) pairs does that.")
+        if layout == "((·, ·), ·)":
+            first = read_values(ds.take(1), 1)
+            if first and [whole(v) for v in tf.nest.flatten(first[0])] == [0, 10, -5]:
+                fail("the tuple is swapped: each element is ((y1, y2), x). Put x first: zip (xs, ys), not (ys, xs).")
+            fail("each element is grouped as ((a, b), c); expected (x, (y1, y2)): x alone first, then the pair of "
+                 "outputs.")
+        if layout == "(·, ·)":
+            fail("each element is a pair (x, y) with one output; the second part should itself be a pair "
+                 "(y1, y2). Build ys from a tuple (y1 values, y2 values).")
+        if "{" in layout:
+            fail(f"each element is {describe_spec(spec)}; this exercise asks for tuples: (x, (y1, y2)).")
+        fail(f"each element is {describe_spec(spec)}; expected (x, (y1, y2)).")
+    leaves = tf.nest.flatten(spec)
+    if any(is_text(s) for s in leaves):
+        fail("some parts are text (strings); x, y1 and y2 should be numbers.")
+    if not all(isinstance(s, tf.TensorSpec) and s.shape.rank in (0, None) for s in leaves):
+        fail(f"each element is {describe_spec(spec)}; x, y1 and y2 should each be a single number. "
+             "Leave out batch(), and slice with from_tensor_slices.")
+    got = read_values(ds, 20)
     if len(got) != 5:
-        fail(f"expected 5 elements, got {len(got)}.")
-    for i, (x, (y1, y2)) in enumerate(got):
-        want = (i - 5, i, i + 10)
-        if (int(x), int(y1), int(y2)) != want:
-            fail(f"element {i} is ({int(x)}, ({int(y1)}, {int(y2)})); expected ({want[0]}, ({want[1]}, {want[2]})).")
+        fail(f"expected 5 elements, got {len(got)}." + (" Is a range one too long?" if len(got) == 6 else ""))
+    columns = {"x": [e[0] for e in got], "y1": [e[1][0] for e in got], "y2": [e[1][1] for e in got]}
+    if columns["x"] == _WANT_Q3["y1"] and columns["y1"] == _WANT_Q3["x"]:
+        fail("x and y1 are swapped: x should run over -5..-1 and y1 over 0..4.")
+    for name, values in columns.items():
+        want = _WANT_Q3[name]
+        if [whole(v) for v in values] != want:
+            fail(f"{name} runs over {shorten(values, 50)}; expected {want} (remember that tf.range(a, b) "
+                 "stops before b).")
     return "one input and two outputs per element, ready for a multi-output model."
 
 
@@ -67,8 +149,8 @@ q1 = Question(
     "q1 (words and lengths)",
     _check_pairs,
     hints=[
-        "from_tensor_slices slices every component of a tuple along its first axis.",
-        "Build the list of lengths with [len(w) for w in words].",
+        "from_tensor_slices slices every part of a tuple along its first axis, in step.",
+        "Build the list of lengths with [len(w) for w in words], then pass (words, lengths).",
     ],
     solution="""
     words = ["cat", "dog", "fish"]
@@ -81,7 +163,7 @@ q2 = Question(
     _check_ragged,
     hints=[
         "from_tensor_slices([[1, 2], [3], [4, 5, 6]]) fails because a list of unequal rows is not a rectangular tensor.",
-        "tf.ragged.constant builds a tensor whose rows may differ in length.",
+        "tf.ragged.constant builds a tensor whose rows may differ in length; slice that.",
     ],
     solution="""
     answer = tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[1, 2], [3], [4, 5, 6]]))
@@ -92,8 +174,8 @@ q3 = Question(
     "q3 (one input, two outputs)",
     _check_zip,
     hints=[
-        "Make xs from tf.range(-5, 0) and ys from a tuple (tf.range(5), tf.range(10, 15)).",
-        "Dataset.zip takes a tuple of datasets and keeps their nesting.",
+        "Make xs from tf.range(-5, 0), and ys from a tuple (tf.range(5), tf.range(10, 15)).",
+        "Dataset.zip((xs, ys)) pairs them element by element and keeps the nesting you give it.",
     ],
     solution="""
     xs = tf.data.Dataset.from_tensor_slices(tf.range(-5, 0))

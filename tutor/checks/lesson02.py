@@ -7,62 +7,198 @@ True
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
 from . import _read
-from ._core import Question, fail
+from ._core import Question, fail, shorten
+from ._read import answer_dataset, describe_spec, is_text, read_elements, read_values, shape_text
+from .predict import PredictQuestion
 
 
-def _check_no_mixing(answer) -> str:
-    ds = _read.dataset(answer)
-    batches = _read.id_batches(ds, 100)
-    counts = Counter(i for b in batches for i in b)
-    missing = [i for i in range(10) if counts[i] != 3]
-    if missing or set(counts) - set(range(10)):
-        fail(f"every id 0..9 should appear exactly 3 times (3 epochs); id {missing[0] if missing else sorted(set(counts) - set(range(10)))[0]} "
-             f"appears {counts[missing[0]] if missing else 'but is not in range(10)'} times.")
-    too_big = [k for k, b in enumerate(batches) if len(b) > 4]
-    if too_big:
-        fail(f"batch {too_big[0]} has {len(batches[too_big[0]])} elements; use batches of 4.")
+# ------------------------------------------------------------------ shared with lesson 03
+def stages(ds: tf.data.Dataset) -> list:
+    """The pipeline's stages (tutor.doctor), or [] when they cannot be read; never raises."""
+    try:
+        from ..doctor import read_pipeline
+
+        return list(read_pipeline(ds))
+    except Exception:  # an unusual pipeline: the checks then judge by the elements alone
+        return []
+
+
+def kinds(ds: tf.data.Dataset) -> list[str]:
+    """Stage kinds from source to end, e.g. ['source', 'shuffle', 'batch', 'repeat']."""
+    return [s.kind for s in stages(ds)]
+
+
+def ids_spec_problem(spec: Any, *, batched: bool) -> str | None:
+    """Why ``spec`` is not (batches of) integer ids, as a sentence; None when it is."""
+    if not isinstance(spec, tf.TensorSpec):
+        return f"each element is {describe_spec(spec)}; expected {'batches of ids' if batched else 'single ids'} " \
+               "from tf.data.Dataset.range."
+    if is_text(spec):
+        return "the elements are text (strings); start from tf.data.Dataset.range, whose ids are numbers."
+    if not spec.dtype.is_integer:
+        return f"the elements are {spec.dtype.name} values; start from tf.data.Dataset.range, whose ids are integers."
+    rank = spec.shape.rank
+    if batched and rank == 0:
+        return "each element is a single id, not a batch: add batch(...)."
+    if batched and rank is not None and rank > 1:
+        return f"each element has shape {shape_text(spec.shape)}: batches of batches. Batch only once."
+    if not batched and rank not in (0, None):
+        return f"each element is {describe_spec(spec)}; expected single ids. Leave batch() out."
+    return None
+
+
+def id_batches(ds: tf.data.Dataset, limit: int) -> list[list[int]]:
+    """Batches of integer ids as lists; fails with a sentence when the elements are something else."""
+    problem = ids_spec_problem(ds.element_spec, batched=True)
+    if problem:
+        fail(problem)
+    return [[int(i) for i in np.ravel(b)] for b in read_elements(ds, limit)]
+
+
+def mixed_message(ds: tf.data.Dataset, batches: list[list[int]]) -> str | None:
+    """A sentence naming the first batch that holds two epochs (None when none does), blaming the right stage."""
     mixed = _read.first_mixed_batch(batches)
+    if mixed is None:
+        return None
+    k, ids, epochs = mixed
+    found = kinds(ds)
+    where = ""
+    if "repeat" in found and "batch" in found and found.index("repeat") < len(found) - 1 - found[::-1].index("batch"):
+        where = " Your repeat() comes before batch(), so batch() cuts one long stream that runs across epochs."
+    return f"batch {k} is {ids}: it holds ids of epoch {min(epochs)} and epoch {max(epochs)}.{where}"
+
+
+# ------------------------------------------------------------------ q1
+def _check_no_mixing(answer) -> str:
+    ds = answer_dataset(answer)
+    batches = id_batches(ds, 100)
+    if not batches:
+        fail("your dataset is empty: it produced no batch.")
+    counts = Counter(i for b in batches for i in b)
+    outside = sorted(set(counts) - set(range(10)))
+    if outside:
+        fail(f"id {outside[0]} is not in range(10): start from tf.data.Dataset.range(10).")
+    times = {counts[i] for i in range(10)}
+    if len(times) == 1 and times != {3}:
+        n = times.pop()
+        fail(f"every id appears {n} time{'s' if n != 1 else ''}, so that is {n} epoch{'s' if n != 1 else ''}; "
+             "3 epochs means every id 3 times: repeat(3).")
+    if times != {3}:
+        missing = [i for i in range(10) if counts[i] < 3]
+        drop = any(s.kind == "batch" and s.params.get("drop_remainder") for s in stages(ds))
+        if drop and missing == [8, 9]:
+            fail("ids 8 and 9 are missing: drop_remainder=True dropped the short last batch of every epoch. "
+                 "This exercise keeps every element, so leave drop_remainder off.")
+        fail(f"id {missing[0]} appears {counts[missing[0]]} times; every id of range(10) should appear 3 times "
+             "(once per epoch).")
+    mixed = mixed_message(ds, batches)
     if mixed:
-        k, ids, epochs = mixed
-        fail(f"batch {k} is {ids}: it mixes epoch {min(epochs)} and epoch {max(epochs)}. "
-             "Batch first, then repeat, so each epoch ends with its own short batch.")
-    return f"batch sizes {[len(b) for b in batches]}: each epoch ends with a short batch and never spills into the next."
+        fail(mixed + " Batch first, then repeat, so that every epoch ends with its own short batch.")
+    sizes = [len(b) for b in batches]
+    if sizes != [4, 4, 2] * 3:
+        big = [k for k, s in enumerate(sizes) if s > 4]
+        if big:
+            fail(f"batch {big[0]} has {sizes[big[0]]} elements; use batches of 4.")
+        fail(f"the batch sizes are {sizes}; batches of 4 give 4, 4, 2 in each epoch.")
+    return f"batch sizes {sizes}: each epoch ends with its own short batch and never spills into the next."
 
 
+# ------------------------------------------------------------------ q2
 def _check_static(answer) -> str:
-    ds = _read.dataset(answer)
-    shape = ds.element_spec.shape if isinstance(ds.element_spec, tf.TensorSpec) else None
-    if shape is None:
-        fail(f"expected batches of single numbers, got element_spec={ds.element_spec}.")
-    if shape.rank != 1:
-        fail(f"expected 1-D batches, got shape {shape}.")
-    if shape[0] is None:
-        fail("element_spec has shape (None,): the batch dimension is unknown because the last batch may be short. "
-             "Pass drop_remainder=True.")
-    if shape[0] != 3:
-        fail(f"the static batch dimension is {shape[0]}; make batches of 3.")
-    batches = _read.id_batches(ds, 50)
-    if [b for b in batches] != [[0, 1, 2], [3, 4, 5], [6, 7, 8]]:
-        fail(f"the batches are {batches}; expected [[0, 1, 2], [3, 4, 5], [6, 7, 8]] from range(10) (element 9 is dropped).")
-    return "element_spec is TensorSpec(shape=(3,)): every batch has exactly 3 elements, and the leftover 9 was dropped."
+    ds = answer_dataset(answer)
+    spec = ds.element_spec
+    problem = ids_spec_problem(spec, batched=True)
+    if problem:
+        fail(problem)
+    if spec.shape.rank is None or spec.shape[0] is None:
+        drop_off = any(s.kind == "batch" and s.params.get("drop_remainder") is False for s in stages(ds))
+        why = (" range(10) leaves one element over, so the last batch may be short, and TensorFlow cannot promise "
+               "3. Pass drop_remainder=True to batch()." if drop_off else
+               " Make the batch size static with batch(3, drop_remainder=True).")
+        fail(f"element_spec has shape {shape_text(spec.shape)}: the batch dimension is unknown (None).{why}")
+    if spec.shape[0] != 3:
+        fail(f"the static batch dimension is {spec.shape[0]}; make batches of 3.")
+    batches = id_batches(ds, 50)
+    want = [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    if batches == want:
+        return "element_spec has shape (3,): every batch has exactly 3 elements, and the leftover 9 was dropped."
+    if len(batches) > 3 and batches[:3] == want:
+        fail(f"your dataset gives {len(batches)} batches; expected 3, from one pass over range(10). Leave "
+             "repeat() out.")
+    flat = [i for b in batches for i in b]
+    if len(batches) == 3 and len(set(flat)) == 9 and set(flat) <= set(range(10)) and flat != sorted(flat):
+        fail(f"the batches are {shorten(batches, 60)}: ids of range(10) out of order. Keep range(10) in order "
+             "(no shuffle).")
+    fail(f"the batches are {shorten(batches, 60)}; expected {want} from range(10), with 9 dropped.")
+
+
+# ------------------------------------------------------------------ q3
+PADDED = [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]]]
 
 
 def _check_padded(answer) -> str:
-    ds = _read.dataset(answer)
-    got = [np.asarray(b).tolist() for b in _read.elements(ds, 20)]
-    want = [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]]]
-    if len(got) != len(want):
-        fail(f"expected 2 batches of 2 sequences, got {len(got)} batches.")
-    for k, (g, w) in enumerate(zip(got, want)):
-        if g != w:
-            fail(f"batch {k} is {g}; expected {w}. Each batch pads to its own longest sequence.")
-    return "each batch is padded with zeros to the length of its own longest sequence."
+    ds = answer_dataset(answer)
+    spec = ds.element_spec
+    if isinstance(spec, tf.RaggedTensorSpec):
+        fail("your batches are ragged (a RaggedTensor, as ragged_batch gives): each sequence keeps its own length. "
+             "This exercise asks for padding: ordinary tensors in which shorter sequences are filled with zeros. "
+             "Use padded_batch(2).")
+    if not isinstance(spec, tf.TensorSpec):
+        fail(f"each element is {describe_spec(spec)}; expected batches of sequences (one tensor per batch).")
+    if is_text(spec):
+        fail("the elements are text (strings); start from the `sequences` dataset of numbers.")
+    if spec.shape.rank is not None and spec.shape.rank < 2:
+        fail(f"each element is {describe_spec(spec)}: one sequence, not a batch of them. Batch the `sequences` "
+             "dataset in pairs with padded_batch(2).")
+    if spec.shape.rank is not None and spec.shape.rank > 2:
+        fail(f"each element has shape {shape_text(spec.shape)}: batches of batches. Batch only once.")
+    try:
+        got = read_values(ds, 20)
+    except tf.errors.InvalidArgumentError as exc:
+        if "Cannot add tensor to the batch" in str(exc) or "Cannot batch tensors with different shapes" in str(exc):
+            fail("batch() cannot stack sequences of different lengths into one tensor. padded_batch(2) pads them "
+                 "to a common length first.")
+        raise
+    if got == PADDED:
+        return "each batch is padded with zeros to the length of its own longest sequence."
+    sizes = [len(b) for b in got]
+    if sizes != [2, 2]:
+        fail(f"your batches hold {sizes} sequences; expected 2 batches of 2 (pairs), from the 4 sequences.")
+    for k, (batch, want) in enumerate(zip(got, PADDED)):
+        if batch == want:
+            continue
+        width, wanted = len(batch[0]), len(want[0])
+        if width > wanted and [row[:wanted] for row in batch] == want:
+            fail(f"batch {k} is padded to length {width}, but its longest sequence has {wanted}. Each batch "
+                 "should pad only to its own longest sequence: leave padded_shapes out (or None).")
+        cells = [(v, w) for row, wrow in zip(batch, want) if len(row) == len(wrow) for v, w in zip(row, wrow)]
+        pads = {v for v, w in cells if w == 0}
+        if width == wanted and all(v == w for v, w in cells if w != 0) and pads and pads != {0}:
+            fail(f"batch {k} is {batch}: padded with {sorted(pads)[0]}. Pad with zeros, the default "
+                 "padding_values.")
+        fail(f"batch {k} is {shorten(batch, 50)}; expected {want}. Start from the `sequences` dataset defined "
+             "above.")
+    fail(f"the batches are {shorten(got, 60)}; expected {PADDED}.")
 
+
+# ------------------------------------------------------------------ questions
+predict_sizes = PredictQuestion(
+    "predict (batch sizes of repeat, then batch)",
+    lambda: tf.data.Dataset.range(10).repeat(3).batch(7),
+    truth=lambda batches: [len(b) for b in batches],
+    ask="the size of every batch, in order, as a list of numbers",
+    code="tf.data.Dataset.range(10).repeat(3).batch(7)",
+    row="batch",
+    first_difference=True,
+    hints=["repeat(3) first makes one stream of 30 elements; batch(7) then cuts that stream into 7s.",
+           "30 = 7 + 7 + 7 + 7 + 2."],
+)
 
 q1 = Question(
     "q1 (batches that never mix epochs)",
@@ -89,7 +225,7 @@ q3 = Question(
     "q3 (batching sequences of different lengths)",
     _check_padded,
     hints=[
-        "Start from tf.data.Dataset.range(1, 5).map(lambda n: tf.fill([n], n)): element n is n copies of n.",
+        "Start from sequences = tf.data.Dataset.range(1, 5).map(lambda n: tf.fill([n], n)): element n is n copies of n.",
         "padded_batch(2) pads every sequence in a batch to the longest one in that batch.",
     ],
     solution="""
@@ -98,4 +234,4 @@ q3 = Question(
     """,
 )
 
-__all__ = ["q1", "q2", "q3"]
+__all__ = ["predict_sizes", "q1", "q2", "q3"]

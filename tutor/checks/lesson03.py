@@ -7,83 +7,221 @@ True
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
-from ..stats import shuffle_stats
 from . import _read
-from ._core import Question, fail
+from ._core import Question, fail, shorten
+from ._read import answer_dataset, read_elements
+from .lesson02 import id_batches, ids_spec_problem, kinds, mixed_message, stages
+from .predict import PredictQuestion, plain
 
 N_SPLIT = 100
 
 
+# ------------------------------------------------------------------ predict: which ids can come out first?
+class SetPrediction(PredictQuestion):
+    """A prediction of a set of numbers: order and repeats in the answer do not matter."""
+
+    def _score(self, prediction: Any) -> str:
+        if isinstance(prediction, (set, frozenset, tuple, list, np.ndarray)):
+            items = prediction.ravel().tolist() if isinstance(prediction, np.ndarray) else list(prediction)
+            if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in items):
+                prediction = sorted({plain(v) for v in items})
+        return super()._score(prediction)
+
+
+def first_ids_pipeline(n: int = 50, buffer_size: int = 10, seeds: int = 300) -> tf.data.Dataset:
+    """The first id out of ``range(n).shuffle(buffer_size, seed=s)``, for ``seeds`` seeds in a row."""
+    return tf.data.Dataset.range(seeds).flat_map(
+        lambda seed: tf.data.Dataset.range(n).shuffle(buffer_size, seed=seed).take(1))
+
+
+predict_first = SetPrediction(
+    "predict (which ids can come out first)",
+    first_ids_pipeline,
+    truth=lambda firsts: sorted(set(firsts)),
+    ask="every id that can come out first, as a list in any order",
+    code="tf.data.Dataset.range(50).shuffle(10), run with 300 different seeds",
+    hints=["Before it emits anything, shuffle(10) fills its buffer with the first 10 elements.",
+           "The first element out is picked from the buffer only."],
+)
+
+
+# ------------------------------------------------------------------ q1: the smallest buffer
+def _whole_number(answer: Any) -> int:
+    if isinstance(answer, tf.data.Dataset):
+        fail("answer with the number you would pass as buffer_size, not a dataset.")
+    if isinstance(answer, bool):
+        fail(f"{answer} is not a buffer size; answer with a whole number.")
+    if isinstance(answer, str):
+        text = _read.text(answer, "a number")
+        if not text.lstrip("-").isdigit():
+            fail(f"answer with a number, such as 10; got the text {shorten(answer, 40)}.")
+        return int(text)
+    if tf.is_tensor(answer) or isinstance(answer, np.ndarray):
+        value = np.asarray(answer)
+        if value.ndim != 0 or not (np.issubdtype(value.dtype, np.integer) or np.issubdtype(value.dtype, np.floating)):
+            fail(f"answer with one number; got an array of shape {value.shape}.")
+        answer = value.item()
+    if isinstance(answer, (np.integer, np.floating)):
+        answer = answer.item()
+    if isinstance(answer, float) and answer.is_integer():
+        answer = int(answer)
+    if isinstance(answer, float):
+        fail(f"a buffer holds whole elements: answer with a whole number, got {answer}.")
+    if not isinstance(answer, int):
+        fail(f"answer with one whole number (a buffer size), got {type(answer).__name__} {shorten(answer, 40)}.")
+    return answer
+
+
 def _check_buffer(answer) -> str:
-    if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)):
-        fail(f"answer with a whole number (a buffer size), got {type(answer).__name__}.")
-    if answer < 1:
-        fail("a buffer must hold at least one element.")
-    if answer < 50:
-        fail(f"with buffer_size={answer}, the first element out is picked from ids 0..{answer - 1} only: "
-             f"id 49 can never come first, so the shuffle is not uniform.")
-    if answer > 50:
-        fail(f"buffer_size={answer} works, but the buffer never holds more than the 50 elements there are: "
+    value = _whole_number(answer)
+    if value < 1:
+        fail(f"buffer_size={value} is not a buffer: a shuffle buffer holds at least one element.")
+    if value == 1:
+        fail("with buffer_size=1 the buffer holds one element, so there is nothing to choose from: the order does "
+             "not change at all.")
+    if value < 50:
+        never = "id 49" if value == 49 else f"ids {value}..49"
+        fail(f"with buffer_size={value}, the first element out is picked from ids 0..{value - 1} only: {never} "
+             "can never come first, so not every order is possible.")
+    if value > 50:
+        fail(f"buffer_size={value} works, but the buffer never holds more than the 50 elements there are: "
              "what is the smallest size that still allows every order?")
     return "a buffer as large as the dataset (50) lets any element come out first: a full shuffle."
 
 
+# ------------------------------------------------------------------ q2: shuffle examples, new order every epoch
 def _check_shuffle_examples(answer) -> str:
-    ds = _read.dataset(answer)
-    batches = _read.id_batches(ds, 100)
-    counts = Counter(i for b in batches for i in b)
-    if sorted(counts) != list(range(20)) or set(counts.values()) != {2}:
-        fail("every id 0..19 should appear exactly twice (two epochs). "
-             f"Counts seen: { {k: counts[k] for k in sorted(counts)[:5]} }...")
-    if any(len(b) != 5 for b in batches):
-        fail(f"use batches of 5; batch sizes are {[len(b) for b in batches]}.")
-    mixed = _read.first_mixed_batch(batches)
-    if mixed:
-        k, ids, _ = mixed
-        fail(f"batch {k} is {ids}: it holds elements of two epochs. Put repeat after batch.")
-    runs = [b for b in batches if b == list(range(b[0], b[0] + 5))]
-    if len(runs) == len(batches):
-        fail(f"every batch is a run of consecutive ids, like {runs[0]}: nothing was shuffled, "
-             "or whole batches were shuffled. Shuffle the examples before batch.")
-    if len(runs) >= 2:
-        fail(f"{len(runs)} batches are runs of consecutive ids, like {runs[0]}: you shuffled whole batches. "
-             "Move shuffle before batch.")
+    ds = answer_dataset(answer)
+    batches = id_batches(ds, 100)
+    found = kinds(ds)
     flat = [i for b in batches for i in b]
-    first, second = flat[:20], flat[20:]
-    if first == second:
-        fail("both epochs came out in the same order. Leave reshuffle_each_iteration at its default (True).")
-    rho = shuffle_stats(first)["rank_correlation"]
-    if rho > 0.9:
-        fail(f"epoch 1 is barely shuffled (Spearman {rho:.2f}); use a buffer as large as the dataset.")
-    return "examples are shuffled, each epoch has its own order, and no batch mixes epochs."
+    counts = Counter(flat)
+    if not flat:
+        fail("your dataset is empty: it produced no batch.")
+    if set(counts) - set(range(20)):
+        fail(f"id {sorted(set(counts) - set(range(20)))[0]} is not in range(20): start from "
+             "tf.data.Dataset.range(20).")
+    times = {counts[i] for i in range(20)}
+    if len(times) == 1 and times != {2}:
+        n = times.pop()
+        fail(f"every id appears {n} time{'s' if n != 1 else ''}, so that is {n} epoch{'s' if n != 1 else ''}; "
+             "2 epochs means every id twice: repeat(2).")
+    if times != {2}:
+        odd = next(i for i in range(20) if counts[i] != 2)
+        fail(f"id {odd} appears {counts[odd]} times; every id of range(20) should appear twice, once per epoch.")
+    if "repeat" in found and "shuffle" in found and found.index("repeat") < found.index("shuffle"):
+        fail("repeat() comes before shuffle(): the buffer then holds elements of both epochs and mixes them. "
+             "Shuffle first, then batch, then repeat.")
+    mixed = mixed_message(ds, batches)
+    if mixed:
+        fail(mixed + " Put repeat after batch.")
+    if any(len(b) != 5 for b in batches):
+        fail(f"use batches of 5; the batch sizes are {[len(b) for b in batches]}.")
+    shuffles = [s for s in stages(ds) if s.kind == "shuffle"]
+    blocks = all(sorted(b) == list(range(b[0] // 5 * 5, b[0] // 5 * 5 + 5)) for b in batches)
+    if blocks:
+        if "shuffle" in found and "batch" in found and found.index("batch") < found.index("shuffle"):
+            fail("every batch still holds 5 consecutive ids, like [0, 1, 2, 3, 4]: your shuffle comes after batch, "
+                 "so it shuffles whole batches. Move shuffle before batch.")
+        fail(f"every batch holds 5 consecutive ids, like {batches[0]}: the examples are not shuffled. Add "
+             "shuffle(...) before batch.")
+    before_batch = found[:found.index("batch")] if "batch" in found else found
+    sizes = [s.params.get("buffer_size") for s in shuffles[:before_batch.count("shuffle")]]
+    if sizes and all(isinstance(b, int) and 0 < b < 20 for b in sizes):
+        b = max(sizes)
+        fail(f"shuffle(buffer_size={b}) is not a full shuffle: the first element out is always one of ids "
+             f"0..{b - 1}. Use a buffer as large as the data (20).")
+    if flat[:20] == flat[20:]:
+        fail("both epochs came out in the same order. Leave reshuffle_each_iteration at its default (True), so "
+             "that every epoch gets a new order.")
+    return "the examples are shuffled, each epoch has its own order, and no batch mixes two epochs."
+
+
+# ------------------------------------------------------------------ q3: split without leakage
+def _ids(ds: tf.data.Dataset, name: str) -> list[int]:
+    problem = ids_spec_problem(ds.element_spec, batched=False)
+    if problem:
+        if isinstance(ds.element_spec, tuple):
+            problem += " If you split with enumerate() and filter(), map back to the id: .map(lambda i, x: x)."
+        fail(f"{name}: {problem}")
+    ids = []
+    for value in read_elements(ds, 200):
+        flat = np.ravel(value)
+        if flat.size != 1:
+            fail(f"{name}: an element holds {flat.size} values; expected single ids. Leave batch() out.")
+        ids.append(int(flat[0]))
+    return ids
+
+
+def _reshuffling_split(*datasets: tf.data.Dataset) -> bool:
+    """True when a take/skip reads a shuffle that reshuffles for every iterator."""
+    for ds in datasets:
+        found = stages(ds)
+        for k, s in enumerate(found):
+            if s.kind in ("take", "skip") and any(p.kind == "shuffle" and p.params.get("reshuffle_each_iteration")
+                                                  is not False for p in found[:k]):
+                return True
+    return False
+
+
+def _before_split(found: list) -> list:
+    """The stages upstream of the first take/skip (all of them when there is none)."""
+    cut = next((k for k, s in enumerate(found) if s.kind in ("take", "skip")), len(found))
+    return found[:cut]
 
 
 def _check_split(answer) -> str:
-    if not (isinstance(answer, tuple) and len(answer) == 2):
-        fail(f"answer with a pair (train, test) of datasets, got {type(answer).__name__}.")
-    train, test = (_read.dataset(a, "a tf.data.Dataset for train and for test") for a in answer)
-    seen = []
-    for epoch in (1, 2):
-        tr = [int(x) for x in _read.elements(train, 500)]
-        te = [int(x) for x in _read.elements(test, 500)]
-        if len(tr) != 80 or len(te) != 20:
-            fail(f"expected 80 training and 20 test elements, got {len(tr)} and {len(te)} (epoch {epoch}).")
-        seen.append((tr, te))
-    train_ids = set(seen[0][0]) | set(seen[1][0])
-    test_ids = set(seen[0][1]) | set(seen[1][1])
-    leaked = sorted(train_ids & test_ids)
+    if isinstance(answer, tf.data.Dataset):
+        fail("answer with a pair (train, test) of two datasets, got one dataset. Split it with take and skip.")
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        got = f"a {type(answer).__name__} of {len(answer)}" if isinstance(answer, (tuple, list)) else \
+            type(answer).__name__
+        fail(f"answer with a pair (train, test) of datasets, got {got}.")
+    train = answer_dataset(answer[0], "a tf.data.Dataset for train (the first of the pair)")
+    test = answer_dataset(answer[1], "a tf.data.Dataset for test (the second of the pair)")
+    epochs = [(_ids(train, "train"), _ids(test, "test")) for _ in range(2)]
+    (tr1, te1), (tr2, te2) = epochs
+    if (len(tr1), len(te1)) == (20, 80):
+        fail("train has 20 elements and test 80: the pair is swapped. Answer (train, test), train first.")
+    if (len(tr1), len(te1)) != (80, 20):
+        fail(f"train has {len(tr1)} elements and test {len(te1)}; expected 80 and 20.")
+    outside = sorted((set(tr1) | set(te1)) - set(range(N_SPLIT)))
+    if outside:
+        fail(f"id {outside[0]} is not in range(100): start from tf.data.Dataset.range(100).")
+    for name, ids in (("train", tr1), ("test", te1)):
+        if len(set(ids)) != len(ids):
+            twice = next(i for i, c in Counter(ids).items() if c > 1)
+            fail(f"{name} holds id {twice} more than once in one pass. Each id belongs to one part, once.")
+    leaked = sorted((set(tr1) | set(tr2)) & (set(te1) | set(te2)))
     if leaked:
-        fail(f"ids {leaked[:5]} appear in train in one epoch and in test in another: the shuffle reshuffles every "
-             "time take/skip re-read it. Pass reshuffle_each_iteration=False, or split before shuffling.")
-    if train_ids | test_ids != set(range(N_SPLIT)):
-        fail("together, train and test should cover ids 0..99.")
-    if seen[0][1] == list(range(80, 100)):
-        fail("the test set is simply the last 20 ids: shuffle once (with a seed) before splitting.")
-    return "train and test stay disjoint across epochs: no leakage."
+        if _reshuffling_split(train, test):
+            fail(f"ids {leaked[:5]} are in train and in test: leakage. take() and skip() each make their own "
+                 "iterator (lesson 01), and a shuffle that reshuffles gives every iterator a new order, so the two "
+                 "parts are cut from different orders. Fix the order once first: shuffle(100, seed=..., "
+                 "reshuffle_each_iteration=False), then take and skip.")
+        fail(f"ids {leaked[:5]} are in train and in test: leakage. Every id must be in one part only, in every "
+             "epoch.")
+    test_ids = sorted(te1)
+    steps = {b - a for a, b in zip(test_ids, test_ids[1:])}
+    if len(steps) == 1:
+        fail(f"the test set is ids {test_ids[0]}, {test_ids[1]}, ... {test_ids[-1]}: a regular slice of the sorted "
+             "source, not a random one. range(100) is in order, so split it only after fixing a random order once: "
+             "shuffle(100, seed=..., reshuffle_each_iteration=False), then take and skip.")
+    partial = [s for ds in (train, test) for s in _before_split(stages(ds)) if s.kind == "shuffle"
+               and isinstance(s.params.get("buffer_size"), int) and 0 < s.params["buffer_size"] < N_SPLIT]
+    if partial:
+        fail(f"the one-time shuffle has buffer_size={partial[0].params['buffer_size']}, smaller than the 100 "
+             "elements, so the fixed order is only partly random and the test set leans toward late ids. Use a "
+             "buffer of 100.")
+    if tr1 == tr2:
+        fail("train comes out in the same order in both epochs. After the split, shuffle the training part, "
+             "leaving reshuffle_each_iteration at its default (True), so every epoch gets a new order.")
+    return "train and test never share an id, the split is random, and train comes in a new order every epoch."
 
 
 q1 = Question(
@@ -100,7 +238,7 @@ q2 = Question(
     _check_shuffle_examples,
     hints=[
         "Order matters: which stage should see single examples, and which whole batches?",
-        "shuffle → batch → repeat.",
+        "shuffle (with a buffer of 20) → batch → repeat.",
     ],
     solution="""
     answer = tf.data.Dataset.range(20).shuffle(20, seed=0).batch(5).repeat(2)
@@ -111,13 +249,16 @@ q3 = Question(
     "q3 (split without leakage)",
     _check_split,
     hints=[
-        "take and skip each re-read the shuffled dataset; with reshuffling on, each read has a new order.",
-        "shuffle(100, seed=0, reshuffle_each_iteration=False) fixes the order once.",
+        "take and skip each read the dataset with their own iterator; with reshuffling on, each gets a new order.",
+        "shuffle(100, seed=0, reshuffle_each_iteration=False) fixes one random order; split that with take/skip.",
+        "Then shuffle only the training part: train = ....shuffle(80).",
     ],
     solution="""
-    ds = tf.data.Dataset.range(100).shuffle(100, seed=0, reshuffle_each_iteration=False)
-    answer = (ds.take(80), ds.skip(80))
+    fixed = tf.data.Dataset.range(100).shuffle(100, seed=0, reshuffle_each_iteration=False)
+    train = fixed.take(80).shuffle(80)
+    test = fixed.skip(80)
+    answer = (train, test)
     """,
 )
 
-__all__ = ["q1", "q2", "q3"]
+__all__ = ["predict_first", "q1", "q2", "q3"]

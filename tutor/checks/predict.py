@@ -26,30 +26,10 @@ import numpy as np
 
 from . import _read
 from ._core import Question, fail, shorten
+from ._read import plain
 
 
-def plain(value: Any) -> Any:
-    """Nested Python lists, ints, floats and strings from NumPy values, tuples and bytes.
-
-    >>> plain((np.int64(3), [np.array([1, 2])], b"a"))
-    [3, [[1, 2]], 'a']
-    """
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return plain(value.tolist())
-    if isinstance(value, np.generic):
-        return plain(value.item())
-    if isinstance(value, bytes):
-        return value.decode(errors="replace")
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-def describe_difference(predicted: Any, actual: Any, *, row: str = "row") -> str | None:
+def describe_difference(predicted: Any, actual: Any, *, row: str = "row", first_difference: bool = False) -> str | None:
     """``None`` when ``predicted`` equals ``actual``; otherwise one sentence saying what differs.
 
     Works on numbers, strings, flat lists (order matters) and lists of lists
@@ -74,6 +54,10 @@ def describe_difference(predicted: Any, actual: Any, *, row: str = "row") -> str
             if p != a:
                 return f"{row} {k} differs: you predicted {shorten(p)}; the pipeline gives {shorten(a)}."
     if sorted(map(repr, predicted)) == sorted(map(repr, actual)):
+        if first_difference:  # where an order question goes wrong is the useful part
+            k = next(i for i, (p, a) in enumerate(zip(predicted, actual)) if p != a)
+            return (f"the right items, in a different order: position {k} holds {shorten(actual[k], 30)}, "
+                    f"you predicted {shorten(predicted[k], 30)}.")
         return "the right items, in a different order."
     extra = _minus(predicted, actual)
     missing = _minus(actual, predicted)
@@ -122,12 +106,16 @@ class PredictQuestion(Question):
     hints : list of str
     max_elements : int
         Reading bound; a pipeline that gives more fails the check.
+    first_difference : bool
+        When the right items come in a different order, also say which position
+        differs first (for questions about an order: interleave, choose_from_datasets).
     """
 
     def __init__(self, title: str, pipeline: Callable[[], Any], *, truth: Callable[[list], Any] | None = None,
                  ask: str = "what the pipeline produces", code: str | None = None, row: str = "element",
-                 hints: Sequence[str] = (), max_elements: int = 1000):
+                 hints: Sequence[str] = (), max_elements: int = 1000, first_difference: bool = False):
         self.pipeline, self.truth, self.ask, self.code, self.row = pipeline, truth, ask, code, row
+        self.first_difference = first_difference
         self.max_elements = max_elements
         super().__init__(title, self._score, hints=list(hints), solution="")
 
@@ -149,7 +137,8 @@ class PredictQuestion(Question):
         if callable(prediction) or _is_dataset(prediction):
             fail(f"write down your prediction as a value ({self.ask}), not a pipeline: the point is to guess "
                  "before running it.")
-        difference = describe_difference(prediction, self.actual(), row=self.row)
+        difference = describe_difference(prediction, self.actual(), row=self.row,
+                                          first_difference=self.first_difference)
         if difference is not None:
             fail(f"{difference} Look again at what the pipeline does, then run the picture below to see it.")
         return f"that is exactly what the pipeline produces ({self.ask})."

@@ -1,0 +1,99 @@
+"""Lesson 00's warm-up exercise: right answers pass, typical mistakes and bad input get a message that names the fault."""
+import numpy as np
+import pytest
+
+import tutor  # noqa: F401  (before TensorFlow)
+import tensorflow as tf
+
+from tutor.checks import _read
+from tutor.checks import lesson00 as ex
+
+R = tf.data.Dataset.range
+#: Signs of raw exception text, which must never reach a learner's message.
+RAW = ("Traceback", "{{", "Error:", "boom", "function_node")
+
+
+def assert_refused(result, *fragments):
+    assert result.status == "not yet", str(result)
+    for fragment in fragments:
+        assert fragment in result.message, result.message
+    for raw in RAW:
+        assert raw not in result.message, result.message
+
+
+def _boom(x):
+    raise ValueError("boom")
+
+
+def bad_inputs():
+    """The bad input every question is tried with (a fresh set for each test)."""
+    return [
+        ("a list", [0, 1, 2]),
+        ("None", None),
+        ("a string", "tf.data.Dataset.range(5)"),
+        ("an endless dataset", R(5).repeat()),
+        ("a dataset that never yields", R(5).repeat().filter(lambda x: x < 0)),
+        ("a dataset of strings", tf.data.Dataset.from_tensor_slices(["a", "b"])),
+        ("a map that raises", R(5).map(lambda x: tf.py_function(_boom, [x], tf.int64))),
+    ]
+
+
+@pytest.fixture
+def short_deadline(monkeypatch):
+    monkeypatch.setattr(_read, "TIMEOUT", 1.0)
+
+
+CORRECT = [
+    R(5),
+    tf.data.Dataset.from_tensor_slices([0, 1, 2, 3, 4]),
+    tf.data.Dataset.from_tensor_slices(np.arange(5)),
+    R(10).take(5),
+    R(0, 5, 1),
+    tf.data.Dataset.from_tensor_slices([0.0, 1.0, 2.0, 3.0, 4.0]),
+    R(20).filter(lambda x: x < 5),
+]
+
+
+def test_solution_passes():
+    assert ex.q1.check(ex.q1.solution_answer()).passed
+    assert ex.q1.check(...).status == "unattempted"
+    assert ex.q1.hint(1)
+
+
+@pytest.mark.parametrize("answer", CORRECT)
+def test_other_right_answers_pass(answer):
+    result = ex.q1.check(answer)
+    assert result.passed, str(result)
+
+
+MISTAKES = [
+    (R(1, 6), "starts at 1"),
+    (R(4), "stops at 3"),
+    (R(6), "goes past 4"),
+    (R(5).repeat(2), "leave repeat() out"),
+    (tf.data.Dataset.from_tensor_slices([4, 3, 2, 1, 0]), "different order"),
+    (R(5).batch(5), "from_tensor_slices"),
+    (tf.data.Dataset.from_tensors([0, 1, 2, 3, 4]), "from_tensors keeps its input whole"),
+    (tf.data.Dataset.from_tensor_slices(["0", "1", "2", "3", "4"]), "text"),
+    (tf.data.Dataset.from_tensor_slices((np.arange(5), np.arange(5))), "a tuple of 2 parts"),
+    (R(0), "empty"),
+    (iter(R(5)), "an iterator"),
+    (R, "a function"),
+]
+
+
+@pytest.mark.parametrize("answer, fragment", MISTAKES, ids=[m for _, m in MISTAKES])
+def test_mistakes_are_named(answer, fragment):
+    assert_refused(ex.q1.check(answer), fragment)
+
+
+@pytest.mark.parametrize("name, answer", bad_inputs(), ids=[n for n, _ in bad_inputs()])
+def test_bad_input_gets_a_sentence(name, answer, short_deadline):
+    assert_refused(ex.q1.check(answer))
+
+
+def test_bad_input_messages_say_what_happened(short_deadline):
+    assert_refused(ex.q1.check(R(5).repeat()), "repeat() with no count")
+    assert_refused(ex.q1.check(R(5).repeat().filter(lambda x: x < 0)), "produced no element")
+    assert_refused(ex.q1.check(R(5).map(lambda x: tf.py_function(_boom, [x], tf.int64))), "map()", "ValueError")
+    assert_refused(ex.q1.check([0, 1, 2]), "from_tensor_slices")
