@@ -4,48 +4,38 @@
 and the automatic rewrites such as injected prefetches only apply when an
 iterator is made). We walk that GraphDef from the final dataset node through
 its dataset inputs, read the constant arguments (``buffer_size``, ``count``,
-``batch_size``, ...) from the ``Const`` nodes that feed each op, and collect
-the op types inside map functions (nested functions included). The Python
-dataset objects are walked in step (``ds._inputs()``) to learn each stage's
-cardinality and to hand each :class:`Stage` its dataset object. This is the
-only place in ``tutor`` that reads TensorFlow's private pipeline structure.
+``batch_size``, ...) from the ``Const`` nodes that feed each op, and look
+inside each stage's function (nested functions included). The Python dataset
+objects are walked in step to learn each stage's cardinality, who wrote its
+function (see :mod:`tutor.doctor.objects`) and to hand each :class:`Stage` its
+dataset object. This module and :mod:`tutor.doctor.objects` are the only
+places in ``tutor`` that read TensorFlow's private pipeline structure.
+
+**Cost.** Serializing copies the data that ``from_tensor_slices`` and
+``from_tensors`` hold in memory into the GraphDef: the time grows with those
+bytes (a few tenths of a second per 100 MB on a laptop). A pipeline holding
+more than :data:`GRAPH_BYTES_LIMIT` bytes is read from its Python objects
+instead, which copies nothing. A pipeline TensorFlow cannot serialize is read
+the same way. Every walk here is iterative, so a pipeline of any length is read.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import tensorflow as tf
 
-from .functions import PY_FUNCTION_OPS, STATEFUL_RANDOM_OPS, node_name, is_dataset_node, read_function  # noqa: F401
-from .labels import AUTOTUNE, label
+from .functions import PY_FUNCTION_OPS, STATEFUL_RANDOM_OPS, is_dataset_node, node_name, read_function  # noqa: F401
+from .kinds import op_kind
+from .labels import AUTOTUNE, label  # noqa: F401
+from .params import read_params
 
 #: Policy 1 = ignore external state (py_function, resources): we only read the graph.
 _IGNORE_EXTERNAL_STATE = 1
+#: In-memory data above this many bytes: read the Python objects instead of serializing.
+GRAPH_BYTES_LIMIT = 64 * 2**20
+_FUNCTION_ATTRS = ("f", "predicate", "next_func", "scan_func", "key_func", "reduce_func", "init_func", "finalize_func")
 
-_KINDS = {
-    "RangeDataset": "source", "TensorSliceDataset": "source", "TensorDataset": "source",
-    "SparseTensorSliceDataset": "source", "TFRecordDatasetV2": "source", "TFRecordDataset": "source",
-    "TextLineDataset": "source", "FixedLengthRecordDatasetV2": "source", "RandomDatasetV2": "source",
-    "RandomDataset": "source", "GeneratorDataset": "source", "LoadDataset": "source",
-    "DataServiceDatasetV4": "source", "DataServiceDatasetV3": "source", "DataServiceDatasetV2": "source",
-    "ShuffleDatasetV3": "shuffle", "ShuffleDatasetV2": "shuffle", "ShuffleDataset": "shuffle",
-    "ShuffleAndRepeatDatasetV2": "shuffle_and_repeat", "ShuffleAndRepeatDataset": "shuffle_and_repeat",
-    "BatchDatasetV2": "batch", "BatchDataset": "batch", "ParallelBatchDataset": "batch",
-    "PaddedBatchDatasetV2": "batch", "PaddedBatchDataset": "batch",
-    "RepeatDataset": "repeat", "TakeDataset": "take", "SkipDataset": "skip",
-    "CacheDatasetV2": "cache", "CacheDataset": "cache",
-    "MapDataset": "map", "ParallelMapDatasetV2": "map", "ParallelMapDataset": "map",
-    "PrefetchDataset": "prefetch", "UnbatchDataset": "unbatch", "FilterDataset": "filter",
-    "FlatMapDataset": "flat_map", "InterleaveDataset": "interleave",
-    "ParallelInterleaveDatasetV4": "interleave", "ParallelInterleaveDatasetV3": "interleave",
-    "ParallelInterleaveDatasetV2": "interleave", "OptionsDataset": "options", "ZipDataset": "zip",
-    "ConcatenateDataset": "concatenate", "ShardDataset": "shard", "SnapshotDatasetV2": "snapshot",
-    "ModelDataset": "options", "OptimizeDatasetV2": "options", "MaxIntraOpParallelismDataset": "options",
-    "PrivateThreadPoolDataset": "options", "AssertCardinalityDataset": "options",
-}
 
 @dataclass
 class Stage:
@@ -54,10 +44,15 @@ class Stage:
     ``number`` counts from 1 at the source; ``label`` reads like the Python call
     (``shuffle(buffer_size=10)``); ``params`` holds the constant arguments
     (None where the value is not a constant); ``fn_ops`` the op types inside the
-    stage's function; ``cardinality`` the number of elements the stage emits
-    (-1 infinite, -2 unknown, None when it could not be read); ``dataset``
-    the Python ``tf.data.Dataset`` object of the stage, where it could be paired
-    with the graph (None otherwise).
+    stage's function and ``data_ops`` those that touch the element's values;
+    ``cardinality`` the number of elements the stage emits (-1 infinite, -2
+    unknown, None when it could not be read); ``dataset`` the Python
+    ``tf.data.Dataset`` object of the stage, where it could be paired with the
+    graph (None otherwise); ``library`` the package that wrote the stage
+    (``"keras"``, ``"tensorflow"``) when it was built inside a library utility
+    such as ``image_dataset_from_directory`` or ``rejection_resample``, None
+    when the user wrote it; ``data_bytes`` the bytes of in-memory data the stage
+    embeds (``from_tensor_slices`` arrays, captured tensors).
     """
 
     op: str
@@ -67,10 +62,15 @@ class Stage:
     consumers: list = field(default_factory=list)
     fn_name: str | None = None
     fn_ops: frozenset = frozenset()
+    data_ops: frozenset = frozenset()
+    splits_first_axis: bool = False
+    slices_element: bool = False
     random_fn: bool = False
     element_seeded: bool = False
     cardinality: int | None = None
     number: int = 0
+    library: str | None = None
+    data_bytes: int = 0
     dataset: Any = field(default=None, repr=False, compare=False)
 
     @property
@@ -90,67 +90,62 @@ class Stage:
         return f"Stage({self.where})"
 
 
-def read_pipeline(dataset: tf.data.Dataset) -> list[Stage]:
+class Stages(list):
+    """The stages from source (first) to output (last); ``read_from`` says how they were read.
+
+    ``read_from`` is ``"graph"`` (the serialized op graph) or ``"objects"`` (the
+    Python dataset objects, for large in-memory data or a graph TensorFlow could
+    not serialize); ``note`` says why, or is None.
+    """
+
+    def __init__(self, stages=(), *, read_from: str = "graph", note: str | None = None):
+        super().__init__(stages)
+        self.read_from, self.note = read_from, note
+
+
+def read_pipeline(dataset: tf.data.Dataset) -> Stages:
     """The stages of ``dataset`` from source (stage 1) to the final one (last).
 
     >>> [s.label for s in read_pipeline(tf.data.Dataset.range(8).batch(4))]
     ['range(8)', 'batch(batch_size=4)']
     """
+    from . import objects
+
+    held = objects.in_memory_bytes(dataset)
+    if held > GRAPH_BYTES_LIMIT:
+        note = (f"The pipeline holds {held / 2**20:.0f} MB of in-memory data, so the doctor read its Python "
+                "objects instead of copying that data into a graph.")
+        return objects.read_objects(dataset, note)
     try:
-        serialized = tf.raw_ops.DatasetToGraphV2(
-            input_dataset=dataset._variant_tensor,
-            external_state_policy=_IGNORE_EXTERNAL_STATE,
-            strip_device_assignment=True,
-        )
-    except (tf.errors.OpError, AttributeError) as exc:
-        raise RuntimeError(
-            "tutor.doctor could not read this pipeline's op graph (TensorFlow cannot serialize one of its "
-            f"stages): {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
-        ) from exc
-    graph = tf.compat.v1.GraphDef.FromString(serialized.numpy())
-    nodes = {n.name: n for n in graph.node}
-    functions = {f.signature.name: f for f in graph.library.function}
-    final = next(n for n in graph.node if n.op == "_Retval")
-    root_name = node_name(final.input[0])
-    built: dict[str, Stage] = {}
-    order: list[Stage] = []
-
-    def build(name: str, pyds: Any) -> Stage:
-        if name in built:
-            return built[name]
-        node = nodes[name]
-        dataset_inputs = [node_name(i) for i in node.input if not i.startswith("^") and is_dataset_node(nodes.get(node_name(i)))]
-        py_inputs = _py_inputs(pyds)
-        if py_inputs is not None and len(py_inputs) != len(dataset_inputs):
-            py_inputs = None  # the Python objects do not line up with the graph: stop pairing here
-        stage = Stage(op=node.op, kind=_KINDS.get(node.op, _generic_kind(node.op)))
-        stage.inputs = [build(n, py_inputs[k] if py_inputs else None) for k, n in enumerate(dataset_inputs)]
-        for parent in stage.inputs:
-            parent.consumers.append(stage)
-        stage.params = _params(node, nodes)
-        read_function(stage, node, functions)
-        stage.cardinality = _cardinality(pyds)
-        stage.dataset = pyds
-        built[name] = stage
-        order.append(stage)
-        stage.number = len(order)
-        return stage
-
-    build(root_name, dataset)
-    return order
+        stages = _read_graph(dataset)
+    except (tf.errors.OpError, ValueError, TypeError, AttributeError, KeyError, StopIteration) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        note = (f"TensorFlow could not serialize this pipeline ({type(exc).__name__}: {first[:160]}), so the "
+                "doctor read its Python objects instead.")
+        return objects.read_objects(dataset, note)
+    objects.mark_library_stages(stages)
+    return stages
 
 
-# ----------------------------------------------------------------- graph helpers
-def _py_inputs(pyds: Any) -> list | None:
+def python_inputs(pyds: Any) -> list | None:
+    """The input datasets of a Python dataset object (None when it cannot say)."""
     if pyds is None:
         return None
     try:
         return list(pyds._inputs())
-    except Exception:  # an unusual dataset class: give up on cardinalities upstream
+    except Exception:  # an unusual dataset class
         return None
 
 
-def _cardinality(pyds: Any) -> int | None:
+def behind_service(pyds: Any) -> Any:
+    """The dataset that ``ds.apply(tf.data.experimental.service.distribute(...))`` sent to the service."""
+    inputs = getattr(pyds, "_input_datasets", None) or []
+    own = python_inputs(pyds) or []
+    extra = [d for d in inputs if isinstance(d, tf.data.Dataset) and all(d is not o for o in own)]
+    return extra[0] if extra else None
+
+
+def cardinality(pyds: Any) -> int | None:
     if pyds is None:
         return None
     try:
@@ -159,57 +154,89 @@ def _cardinality(pyds: Any) -> int | None:
         return None
 
 
-def _const(name: str, nodes: dict) -> Any:
-    node = nodes.get(node_name(name))
-    if node is None or node.op != "Const":
-        return None
-    proto = node.attr["value"].tensor
-    if proto.tensor_shape.dim:  # not a scalar (e.g. the data of from_tensor_slices): not needed
-        return np.empty(0)
-    try:
-        value = tf.make_ndarray(proto).item()
-    except (KeyError, TypeError, ValueError):  # resources and variants have no NumPy value
-        return None
-    return value.decode() if isinstance(value, bytes) else value
+def _serialize(dataset: tf.data.Dataset):
+    serialized = tf.raw_ops.DatasetToGraphV2(
+        input_dataset=dataset._variant_tensor,
+        external_state_policy=_IGNORE_EXTERNAL_STATE,
+        strip_device_assignment=True,
+    )
+    return tf.compat.v1.GraphDef.FromString(serialized.numpy())
 
 
-def _generic_kind(op: str) -> str:
-    base = re.sub(r"(Dataset)?(V\d+)?$", "", op)
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower() or op
+def _read_graph(dataset: tf.data.Dataset) -> Stages:
+    order: list[Stage] = []
+    _read_graph_into(dataset, order)
+    return Stages(order, read_from="graph")
 
 
-def _params(node, nodes: dict) -> dict:
-    """Named constant arguments of a dataset op (only the ones the rules and labels use)."""
-    args = [i for i in node.input if not i.startswith("^") and not is_dataset_node(nodes.get(node_name(i)))]
-    value = [(_const(a, nodes)) for a in args]
-    kind, op = _KINDS.get(node.op), node.op
-    p: dict[str, Any] = {}
-    if op == "RangeDataset" and len(value) == 3:
-        p.update(start=value[0], stop=value[1], step=value[2])
-    elif kind in ("shuffle", "shuffle_and_repeat") and value:
-        p["buffer_size"] = value[0]
-        attr = node.attr.get("reshuffle_each_iteration")
-        p["reshuffle_each_iteration"] = bool(attr.b) if attr is not None and attr.WhichOneof("value") else True
-        if kind == "shuffle_and_repeat" and len(value) >= 4:
-            p["count"] = value[3]
-    elif kind == "batch" and value:
-        p["batch_size"] = value[0]
-        if op in ("BatchDatasetV2", "ParallelBatchDataset", "PaddedBatchDatasetV2"):
-            p["drop_remainder"] = bool(value[-1]) if value[-1] is not None else None
-        if op == "ParallelBatchDataset" and len(value) >= 2:
-            p["num_parallel_calls"] = value[1]
-    elif kind in ("repeat", "take", "skip") and value:
-        p["count"] = value[0]
-    elif kind == "cache" and value:
-        p["filename"] = value[0]
-    elif kind == "prefetch" and value:
-        p["buffer_size"] = value[0]
-    elif op in ("ParallelMapDatasetV2", "ParallelMapDataset") and value:
-        p["num_parallel_calls"] = value[-1]
-    elif op == "ShardDataset" and len(value) >= 2:
-        p.update(num_shards=value[0], index=value[1])
-    if kind == "map" and "deterministic" in node.attr:
-        p["deterministic"] = node.attr["deterministic"].s.decode() or "default"
-    return p
+def _read_graph_into(dataset: tf.data.Dataset, order: list) -> Stage:
+    """Append the stages of ``dataset`` to ``order`` (inputs first); return the final stage."""
+    graph = _serialize(dataset)
+    nodes = {n.name: n for n in graph.node}
+    functions = {f.signature.name: f for f in graph.library.function}
+    final = next(n for n in graph.node if n.op == "_Retval")
+    root = node_name(final.input[0])
+    built: dict[str, Stage] = {}
+    pending: dict[str, tuple] = {}
+    service_for: dict[str, Any] = {}  # graph nodes below a Python object that knows what it sent to the service
+    stack: list[tuple[str, Any, bool]] = [(root, dataset, False)]
+    while stack:  # depth-first, inputs before the stage that reads them, without recursion
+        name, pyds, expanded = stack.pop()
+        if name in built:
+            continue
+        if not expanded:
+            node = nodes[name]
+            inputs = [node_name(i) for i in node.input
+                      if not i.startswith("^") and is_dataset_node(nodes.get(node_name(i)))]
+            py_inputs = python_inputs(pyds)
+            if py_inputs is not None and len(py_inputs) != len(inputs):
+                py_inputs = None  # the Python objects do not line up with the graph: stop pairing here
+            sent = behind_service(pyds) or service_for.get(name)
+            if sent is not None and py_inputs is None:
+                service_for.update((n, sent) for n in inputs)
+            pending[name] = (node, inputs, pyds)
+            stack.append((name, pyds, True))
+            for k in reversed(range(len(inputs))):
+                if inputs[k] not in built:
+                    stack.append((inputs[k], py_inputs[k] if py_inputs else None, False))
+            continue
+        node, inputs, pyds = pending.pop(name)
+        stage = Stage(op=node.op, kind=op_kind(node.op))
+        stage.inputs = [built[n] for n in inputs]
+        sent = behind_service(pyds) or service_for.get(name)
+        if stage.kind == "distribute" and sent is not None:
+            try:  # the pipeline the tf.data service workers run feeds this stage
+                stage.inputs.append(_read_graph_into(sent, order))
+            except Exception:
+                pass
+        for parent in stage.inputs:
+            parent.consumers.append(stage)
+        stage.params, stage.data_bytes = read_params(node, nodes)
+        _read_functions(stage, node, functions)
+        stage.cardinality = cardinality(pyds)
+        stage.dataset = pyds
+        built[name] = stage
+        order.append(stage)
+        stage.number = len(order)
+    return built[root]
 
 
+def _read_functions(stage: Stage, node, functions: dict) -> None:
+    names = []
+    for attr in _FUNCTION_ATTRS:
+        value = node.attr.get(attr)
+        if value is not None and value.WhichOneof("value") == "func" and value.func.name in functions:
+            names.append(value.func.name)
+    if not names:
+        return
+    read_function(stage, functions[names[0]], functions)
+    for other in names[1:]:  # the ops of every function the stage runs
+        extra = Stage(op=stage.op, kind=stage.kind)
+        read_function(extra, functions[other], functions)
+        stage.fn_ops |= extra.fn_ops
+        stage.data_ops |= extra.data_ops
+        stage.random_fn |= extra.random_fn
+        stage.element_seeded |= extra.element_seeded
+        stage.slices_element |= extra.slices_element
+        if extra.kind == "source" and extra.fn_name == "generator":
+            stage.kind, stage.fn_name = "source", "generator"

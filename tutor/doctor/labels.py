@@ -18,6 +18,17 @@ def _num(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
+#: File reader ops a stage's function may open, and the Python call that builds each.
+READER_OPS = {"TFRecordDatasetV2": "TFRecordDataset", "TFRecordDataset": "TFRecordDataset",
+              "TextLineDataset": "TextLineDataset", "FixedLengthRecordDatasetV2": "FixedLengthRecordDataset",
+              "FixedLengthRecordDataset": "FixedLengthRecordDataset"}
+
+
+def reader(s) -> str | None:
+    """The file reader a stage's function opens (``"TFRecordDataset"``), or None."""
+    return next((READER_OPS[op] for op in sorted(s.fn_ops) if op in READER_OPS), None)
+
+
 def label(s) -> str:
     p, kind = s.params, s.kind
     fn = s.fn_name or "fn"
@@ -30,7 +41,10 @@ def label(s) -> str:
         "UnbatchDataset": "unbatch()", "ZipDataset": "zip(...)", "ConcatenateDataset": "concatenate(...)",
         "OptionsDataset": "with_options(...)", "LoadDataset": "load(...)", "SnapshotDatasetV2": "snapshot(...)",
         "DataServiceDatasetV4": "distribute(...)", "DataServiceDatasetV3": "distribute(...)",
+        "DataServiceDatasetV2": "distribute(...)", "DataServiceDataset": "distribute(...)",
         "TFRecordDatasetV2": "TFRecordDataset(...)", "TFRecordDataset": "TFRecordDataset(...)",
+        "TextLineDataset": "TextLineDataset(...)", "FixedLengthRecordDatasetV2": "FixedLengthRecordDataset(...)",
+        "LegacyParallelInterleaveDatasetV2": "parallel_interleave(...)", "MapAndBatchDataset": "map_and_batch(...)",
     }
     if s.op in simple:
         return simple[s.op]
@@ -57,8 +71,17 @@ def label(s) -> str:
     if kind == "map":
         extra = f", num_parallel_calls={_num(p['num_parallel_calls'])}" if "num_parallel_calls" in p else ""
         return f"map({fn}{extra})"
-    if kind in ("filter", "flat_map", "interleave"):
+    if kind in ("flat_map", "interleave") and s.library and reader(s):
+        return f"{reader(s)}(filenames)"
+    if kind == "interleave":
+        extra = f", cycle_length={_num(p['cycle_length'])}" if p.get("cycle_length") not in (None, AUTOTUNE) else ""
+        if "num_parallel_calls" in p:
+            extra += f", num_parallel_calls={_num(p['num_parallel_calls'])}"
+        return f"interleave({fn}{extra})"
+    if kind in ("filter", "flat_map"):
         return f"{kind}({fn})"
+    if kind == "shuffle_and_repeat":
+        return f"shuffle_and_repeat(buffer_size={_num(p.get('buffer_size'))})"
     if kind == "shard" and "num_shards" in p:
         return f"shard(num_shards={_num(p['num_shards'])}, index={_num(p['index'])})"
     return f"{s.op}(...)"

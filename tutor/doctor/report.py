@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .. import render
 
-_COLOURS = {"correctness": render.ORANGE, "performance": render.BLUE}
+_COLOURS = {"correctness": render.ORANGE, "performance": render.BLUE, "measured": render.GREY}
 NO_PROBLEMS = "No problems found."
 
 
@@ -25,8 +25,13 @@ class Finding:
     fix : str
         How to fix it.
     category : str
-        ``"correctness"`` (the data the model sees is not what you meant) or
-        ``"performance"`` (right data, slower than it needs to be).
+        ``"correctness"`` (the data the model sees is not what you meant),
+        ``"performance"`` (right data, slower than it needs to be) or
+        ``"measured"`` (what a profile of a real run showed).
+    doc : str
+        The TensorFlow documentation page the finding rests on.
+    quote : str
+        The sentence (or phrase) of that page that says so.
     """
 
     rule: str
@@ -34,6 +39,8 @@ class Finding:
     message: str
     fix: str
     category: str = "correctness"
+    doc: str = ""
+    quote: str = ""
 
     @property
     def where(self) -> str:
@@ -41,7 +48,10 @@ class Finding:
 
     def __str__(self) -> str:
         wrap = lambda text, head: textwrap.fill(text, 92, initial_indent=head, subsequent_indent="    ")  # noqa: E731
-        return "\n".join([f"[{self.rule}] {self.where}", wrap(self.message, "  Problem: "), wrap(self.fix, "  Fix: ")])
+        lines = [f"[{self.rule}] {self.where}", wrap(self.message, "  Problem: "), wrap(self.fix, "  Fix: ")]
+        if self.doc:
+            lines.append(wrap(f'"{self.quote}" ({self.doc})', "  TF docs: "))
+        return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"Finding({self.rule!r}, {self.where!r})"
@@ -51,23 +61,26 @@ class Report(list):
     """The doctor's answer: a list of :class:`Finding`, plus the stages it read.
 
     ``len(report) == 0`` means no problems were found. ``report.rules`` lists the
-    rule ids that fired.
+    rule ids that fired, each once, in the order of their first finding (the
+    report itself keeps every finding). ``report.note`` says how the pipeline
+    was read when it was not from its graph (see ``tutor.doctor.read_pipeline``).
     """
 
     def __init__(self, findings=(), stages=()):
         super().__init__(findings)
         self.stages = list(stages)
+        self.note = getattr(stages, "note", None)
 
     @property
     def rules(self) -> list[str]:
-        return [f.rule for f in self]
+        return list(dict.fromkeys(f.rule for f in self))
 
     def _pipeline_lines(self) -> list[str]:
         return [f"  {s.number}. {s.label}" for s in self.stages]
 
     def __str__(self) -> str:
         head = f"Pipeline doctor: {len(self.stages)} stages read."
-        lines = [head, *self._pipeline_lines(), ""]
+        lines = [head, *self._pipeline_lines(), *([self.note] if self.note else []), ""]
         if not self:
             lines.append(NO_PROBLEMS)
         else:
@@ -84,11 +97,16 @@ class Report(list):
             f"<b>Pipeline doctor</b>: {len(self.stages)} stages read.",
             f"<ol style='margin:2px 0 6px 0'>{stages}</ol>",
         ]
+        if self.note:
+            parts.append(f"<p><small>{render.escape(self.note)}</small></p>")
         if not self:
             parts.append(render.box(NO_PROBLEMS, colour=render.GREEN))
         for f in self:
             body = (f"<small>[{render.escape(f.rule)}, {render.escape(f.category)}]</small><br>"
                     f"<b>Problem:</b> {render.escape(f.message)}<br><b>Fix:</b> {render.escape(f.fix)}")
+            if f.doc:
+                body += (f"<br><small>TF docs: &ldquo;{render.escape(f.quote)}&rdquo; "
+                         f"<a href='{render.escape(f.doc)}' target='_blank'>{render.escape(f.doc)}</a></small>")
             parts.append(render.box(f.where, body_html=body, colour=_COLOURS.get(f.category, render.GREY)))
         parts.append("</div>")
         return "".join(parts)

@@ -1,0 +1,134 @@
+"""Measured findings: what a timeline of a real run says about the pipeline the doctor read.
+
+``tutor.doctor.check(ds, profile=tl)`` takes a :class:`tutor.timeline.Timeline`
+from :func:`tutor.profile` (stage names are TensorFlow's iterators after its
+rewrites: ``ParallelMapV2``, ``MapAndBatch``, ``Prefetch``), from
+:func:`tutor.timeline.record` or from :func:`tutor.timeline.simulate` (stage
+names are the user's: ``"decode"``). It adds one finding:
+
+* ``input-bound``: the consumer waits for its input, and the timeline's
+  bottleneck (``tl.bottleneck``) is a pipeline stage. The finding names the
+  matching stage of the static reading, how much of the pipeline's own time it
+  holds and how long the consumer waits, and the fix that fits that stage.
+* ``input-keeps-up``: the consumer rarely waits (``tl.bottleneck`` is
+  ``tutor.timeline.CONSUMER``): the input is not the bottleneck, so a faster
+  pipeline would not shorten the run.
+
+**Matching** a measured stage to a static one: a profiled name is turned into
+a kind (``ParallelMapV2`` and ``MapAndBatch`` are maps, ``Prefetch`` a
+prefetch, ``TensorSlice`` a source) and paired with the static stages of that
+kind in order, source first. A user name (recorded or simulated) is paired by
+position with the stages that get a row in a recorded timeline (maps,
+interleaves, batches, a generator source), or else with a stage whose
+function has that name.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .graph import Stage
+from .kinds import iterator_kind
+from .report import Finding
+
+#: Rule ids of the measured findings (they can be passed to ``ignore`` too).
+MEASURED_RULES = ("input-bound", "input-keeps-up")
+_ROW_KINDS = ("map", "interleave", "flat_map", "batch", "map_and_batch")
+
+
+def require_timeline(profile: Any, where: str):
+    from ..timeline import Timeline
+
+    if not isinstance(profile, Timeline):
+        raise TypeError(
+            f"{where}: profile must be a tutor.timeline.Timeline, got {type(profile).__name__}; make one with "
+            "tl = tutor.profile(ds, steps=20) (or tutor.timeline.record / simulate) and pass profile=tl.")
+    if profile.n_steps == 0:
+        raise ValueError(f"{where}: the profile has no consumer steps, so it says nothing about waiting; "
+                         "profile again with steps >= 2.")
+    return profile
+
+
+def _profiled(tl) -> bool:
+    return "tf_version" in tl.meta or all(s[:1].isupper() for s in tl.stages if s)
+
+
+def match_stage(name: str, stages: list[Stage], tl) -> Stage | None:
+    """The static stage that the measured stage ``name`` of ``tl`` stands for, or None."""
+    if _profiled(tl):
+        names = [n.split("/")[-1] for n in tl.stages]
+        kind = iterator_kind(name.split("/")[-1])
+        same = [n for n in names if iterator_kind(n) == kind]
+        k = same.index(name.split("/")[-1]) if name.split("/")[-1] in same else 0
+        if kind == "map_and_batch":
+            static = [s for s in stages if s.kind == "map" and any(c.kind == "batch" for c in s.consumers)]
+        else:
+            static = [s for s in stages if s.kind == kind]
+        return static[k] if k < len(static) else (static[-1] if static else None)
+    rows = [s for s in stages if s.kind in _ROW_KINDS or (s.kind == "source" and s.fn_name == "generator")]
+    if len(rows) == len(tl.stages) and name in tl.stages:
+        return rows[tl.stages.index(name)]
+    return next((s for s in stages if s.fn_name == name), None)
+
+
+def _numbers(tl) -> tuple[str, float, dict]:
+    """``(bottleneck, wait fraction, own seconds per stage)``, from the Timeline's own analysis."""
+    from ..timeline import CONSUMER
+
+    wait = getattr(tl, "steady_wait_fraction", tl.consumer_wait_fraction)
+    own = getattr(tl, "stage_self_time", None) or tl.stage_busy_time
+    passive = set(tl.meta.get("passive_stages", ()))
+    own = {s: t for s, t in own.items() if s not in passive}
+    bottleneck = getattr(tl, "bottleneck", None)
+    if bottleneck is None:  # a Timeline without the analysis: the largest own time, if the consumer waits
+        bottleneck = max(own, key=own.get) if own and wait >= 0.1 else CONSUMER
+    return bottleneck, wait, own
+
+
+def _advice(stage: Stage | None) -> str:
+    if stage is None:
+        return ("Give the slow stage more parallelism (num_parallel_calls=tf.data.AUTOTUNE), move per-element work "
+                "after batch, or cache what does not change between epochs.")
+    name = stage.fn_name or "fn"
+    if stage.kind == "map" and "num_parallel_calls" not in stage.params:
+        return f"Raise its parallelism: ds.map({name}, num_parallel_calls=tf.data.AUTOTUNE)."
+    if stage.kind in ("map", "map_and_batch"):
+        return ("It already runs in parallel, so give it less work: move element-wise work after batch (one call "
+                "per batch), cache the part that is the same every epoch before it, or add CPU (more cores, or "
+                "the tf.data service).")
+    if stage.kind == "source" and stage.fn_name == "generator":
+        return ("The Python generator is the limit: generate indices and load with "
+                "ds.map(load, num_parallel_calls=tf.data.AUTOTUNE), or use a native source.")
+    if stage.kind in ("interleave", "flat_map"):
+        return "Read more files at once: interleave(..., num_parallel_calls=tf.data.AUTOTUNE)."
+    return "Make that stage cheaper or parallel, or cache its output if it is the same every epoch."
+
+
+def measured_findings(stages: list[Stage], tl, static: list[Finding]) -> list[Finding]:
+    """One finding from the timeline ``tl`` of a run of this pipeline."""
+    from ..timeline import CONSUMER
+
+    bottleneck, wait, own = _numbers(tl)
+    total_own = sum(own.values())
+    top = max(own, key=own.get) if own else None
+    end = stages[-1]
+    if bottleneck == CONSUMER:
+        busiest = (f" Of the pipeline's own time, {top} holds the most ({own[top] / total_own:.0%}), but making "
+                   "it faster would not shorten this run." if top and total_own > 0 else "")
+        return [Finding(
+            "input-keeps-up", end,
+            f"In the measured run the consumer waited {wait:.0%} of the time (after its first step): the input "
+            f"pipeline keeps up, so it is not your bottleneck.{busiest}",
+            "Speed up the training step instead (the model, the batch size, the device). The other findings "
+            "matter once the consumer gets faster than the input.",
+            category="measured")]
+    stage = match_stage(bottleneck, stages, tl)
+    share = own.get(bottleneck, 0.0) / total_own if total_own > 0 else 0.0
+    where = f" ({stage.where})" if stage is not None else ""
+    related = [f for f in static if stage is not None and f.stage is stage]
+    also = f" See also the finding [{related[0].rule}] for that stage." if related else ""
+    return [Finding(
+        "input-bound", stage if stage is not None else end,
+        f"In the measured run {bottleneck}{where} holds {share:.0%} of the pipeline's own time and the consumer "
+        f"waits {wait:.0%} of the time (after its first step): the input is the bottleneck, and that stage is "
+        "where the time goes.",
+        _advice(stage) + also, category="measured")]

@@ -1,0 +1,160 @@
+"""Rules about the code around the pipeline: Python randomness, the service, big arrays, old APIs.
+
+``deprecated-experimental`` sees only the deprecated calls that build their own
+ops (``parallel_interleave``, ``map_and_batch``, ``shuffle_and_repeat``).
+``tf.data.experimental.AUTOTUNE`` is the same number (-1) as
+``tf.data.AUTOTUNE``, and ``tf.data.experimental.ignore_errors()`` builds the
+same op as ``Dataset.ignore_errors()``: the built pipeline cannot tell them
+apart, and they behave the same, so the doctor says nothing about them.
+"""
+from __future__ import annotations
+
+import builtins
+import dis
+import types
+from typing import Any, Iterator
+
+from ..functions import PY_FUNCTION_OPS
+from ..graph import Stage
+from ..objects import library_of, python_functions
+from ..report import Finding
+from .walk import mine, upstream
+
+#: In-memory data from this many bytes on: a real risk for the 2 GB GraphDef limit when serialized.
+LARGE_SOURCE_BYTES = 512 * 2**20
+_EXPERIMENTAL = "https://www.tensorflow.org/api_docs/python/tf/data/experimental/"
+#: op -> (deprecated call, replacement, its API page, the deprecation note)
+DEPRECATED_OPS = {
+    "LegacyParallelInterleaveDatasetV2": (
+        "tf.data.experimental.parallel_interleave",
+        "ds.interleave(fn, cycle_length=..., num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)",
+        _EXPERIMENTAL + "parallel_interleave",
+        "Use tf.data.Dataset.interleave(map_func, cycle_length, block_length, num_parallel_calls=tf.data.AUTOTUNE) instead."),
+    "MapAndBatchDataset": (
+        "tf.data.experimental.map_and_batch", "ds.map(fn, num_parallel_calls=tf.data.AUTOTUNE).batch(batch_size)",
+        _EXPERIMENTAL + "map_and_batch",
+        "Static tf.data optimizations will take care of using the fused implementation."),
+    "ShuffleAndRepeatDatasetV2": (
+        "tf.data.experimental.shuffle_and_repeat", "ds.shuffle(buffer_size).repeat(count)",
+        _EXPERIMENTAL + "shuffle_and_repeat",
+        "Static tf.data optimizations will take care of using the fused implementation."),
+}
+DEPRECATED_OPS["ShuffleAndRepeatDataset"] = DEPRECATED_OPS["ShuffleAndRepeatDatasetV2"]
+DEPRECATED_OPS["ParallelInterleaveDataset"] = DEPRECATED_OPS["LegacyParallelInterleaveDatasetV2"]
+_LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF")
+_ATTRS = ("LOAD_ATTR", "LOAD_METHOD")
+
+
+def _random_object(obj: Any) -> bool:
+    """Python's or NumPy's random numbers: the modules, their functions, Generator/RandomState objects."""
+    names = []
+    if isinstance(obj, types.ModuleType):
+        names.append(obj.__name__)
+    else:
+        names.append(getattr(obj, "__module__", None) or "")
+        owner = getattr(obj, "__self__", None)
+        names.append(type(owner).__module__ if owner is not None else "")
+        names.append(type(obj).__module__ or "")
+    return any(n == "random" or n.startswith("numpy.random") for n in names if isinstance(n, str))
+
+
+def python_random_uses(func: Any, limit: int = 50) -> list[str]:
+    """Names of Python/NumPy random calls in ``func`` and the plain Python functions it calls (bounded)."""
+    found, seen, todo = [], set(), [func]
+    while todo and len(seen) < limit:
+        f = todo.pop()
+        f = getattr(f, "__func__", f)
+        code = getattr(f, "__code__", None)
+        if code is None or id(code) in seen or library_of(f) or not isinstance(f, types.FunctionType):
+            continue
+        seen.add(id(code))
+        cells = dict(zip(code.co_freevars, f.__closure__ or ()))
+        codes = [code]
+        while codes:
+            c = codes.pop()
+            codes.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+            instructions = list(dis.get_instructions(c))
+            for k, ins in enumerate(instructions):
+                if ins.opname not in _LOADS:
+                    continue
+                obj = _resolve(ins, f, cells if c is code else {})
+                nxt = instructions[k + 1] if k + 1 < len(instructions) else None
+                if _random_object(obj) or (isinstance(obj, types.ModuleType) and obj.__name__ == "numpy"
+                                           and nxt is not None and nxt.opname in _ATTRS and nxt.argval == "random"):
+                    found.append(str(ins.argval) + ("." + nxt.argval if nxt is not None and nxt.opname in _ATTRS else ""))
+                elif isinstance(obj, types.FunctionType):
+                    todo.append(obj)
+    return sorted(set(found))
+
+
+def _resolve(ins, f, cells: dict) -> Any:
+    name = ins.argval
+    if ins.opname == "LOAD_DEREF":
+        try:
+            return cells[name].cell_contents if name in cells else None
+        except ValueError:
+            return None
+    return f.__globals__.get(name, vars(builtins).get(name))
+
+
+def python_random_in_map(stages: list[Stage]) -> Iterator[Finding]:
+    for s in stages:
+        if s.dataset is None or not mine(s) or s.fn_ops & PY_FUNCTION_OPS:
+            continue
+        uses = sorted({u for f in python_functions(s.dataset) for u in python_random_uses(f)})
+        if not uses:
+            continue
+        yield Finding(
+            "python-random-in-map", s,
+            f"Its Python function calls {', '.join(uses)}. tf.data traces the function once into a graph, so that "
+            "Python call ran once, at trace time: its result is a constant, and every element gets the same "
+            "'random' value in every epoch.",
+            "Draw random numbers with TensorFlow ops inside the function: tf.random.uniform(...), the "
+            "tf.image.random_* ops, or tf.random.Generator / stateless ops with a seed per element.",
+        )
+
+
+def python_before_service(stages: list[Stage]) -> Iterator[Finding]:
+    for s in stages:
+        if s.kind != "distribute":
+            continue
+        py = upstream(s, lambda u: bool(u.fn_ops & PY_FUNCTION_OPS) or (u.kind == "source" and u.fn_name == "generator"))
+        if py is None:
+            continue
+        yield Finding(
+            "python-before-service", s,
+            f"The pipeline it sends to the tf.data service runs Python at {py.where}. The service's workers run a "
+            "serialized graph, and Python functions (py_function, numpy_function, from_generator) are not part of "
+            "it: workers in another process cannot run them.",
+            "Write that step with TensorFlow ops before distributing, or run it after distribute() on the trainer; "
+            "replace from_generator with a native source (files, from_tensor_slices of indices).",
+        )
+
+
+def large_in_memory_source(stages: list[Stage]) -> Iterator[Finding]:
+    total = sum(s.data_bytes for s in stages)
+    if total < LARGE_SOURCE_BYTES:
+        return
+    biggest = max(stages, key=lambda s: s.data_bytes)
+    yield Finding(
+        "large-in-memory-source", biggest,
+        f"The pipeline embeds {total / 2**20:.0f} MB of in-memory arrays as constants. Whenever the dataset is "
+        "serialized (the tf.data service, some distribution strategies, saving it inside a model graph) those "
+        "bytes go into one GraphDef, which cannot exceed 2 GB, and memory holds extra copies.",
+        "Write the arrays to TFRecord files (or Dataset.save) and read those; or keep the arrays outside the "
+        "graph and slice indices: tf.data.Dataset.range(n).map(lambda i: tf.gather(x, i)) with x a tf.Variable.",
+        category="performance",
+    )
+
+
+def deprecated_experimental(stages: list[Stage]) -> Iterator[Finding]:
+    for s in stages:
+        if s.op not in DEPRECATED_OPS:
+            continue
+        call, replacement, page, note = DEPRECATED_OPS[s.op]
+        yield Finding(
+            "deprecated-experimental", s,
+            f"It was built with {call}, which is deprecated: the core Dataset methods do the same, and TensorFlow "
+            "fuses or parallelizes them on its own.",
+            f"Use {replacement}.", category="performance", doc=page, quote=note,
+        )
