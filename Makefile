@@ -98,7 +98,7 @@ benchmarks: $(STAMP)
 # Lesson 05 in the last stack where tensorflow-addons installs (TF 2.15.1, Keras 2,
 # tensorflow-addons 0.23, Python 3.11): the augmentation tests, where the tfa tests
 # run instead of being skipped, and tests/test_augment_notebook_legacy.py, which
-# executes notebook 04 in this venv's kernel (no outputs written) and checks that the
+# executes notebook 05 in this venv's kernel (no outputs written) and checks that the
 # tfa path ran and nothing reached stderr. The pipeline doctor's tests run here too,
 # since it reads TensorFlow's op graph, which changes between versions.
 .PHONY: legacy-env
@@ -112,7 +112,7 @@ $(LEGACY_VENV)/.installed: tests/envs/legacy-requirements.txt
 	touch $@
 
 legacy-env: $(LEGACY_VENV)/.installed
-	$(LEGACY_VENV)/bin/python -m pytest -q -rs -p no:cacheprovider tests/test_augment*.py tests/test_bench.py tests/test_checks_lesson05.py tests/test_doctor*.py tests/test_reading.py
+	$(LEGACY_VENV)/bin/python -m pytest -q -rs -p no:cacheprovider tests/test_augment*.py tests/test_bench.py tests/test_checks_lesson04.py tests/test_checks_lesson05.py tests/test_semantics_map.py tests/test_doctor*.py tests/test_reading.py
 
 # Lessons 07 and 09: overhead of recorded timelines (target: within 5%) and timeline_explorer redraw time.
 .PHONY: benchmark-timeline

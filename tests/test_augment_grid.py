@@ -149,6 +149,32 @@ def test_rotation_timing_display_bars_and_ratios():
         RotationTimingDisplay.from_images(images(4, 28), paths=("cv2",))
 
 
+def test_rotation_timing_display_times_pipelines_built_by_hand():
+    x = images(64, 28)[..., None]
+    ds = tf.data.Dataset.from_tensor_slices(x)
+    disp = RotationTimingDisplay.from_pipelines({"tf": ds.batch(16), "tf-batched": ds.batch(32)}, repeats=1)
+    assert disp.paths == ["tf", "tf-batched"] and disp.n_images == 64
+    assert all(len(t.times) == 1 for t in disp.timings.values())
+    assert set(disp.ratios) == {"tf / tf-batched"}
+    with pytest.raises(ValueError, match="paths"):
+        RotationTimingDisplay.from_pipelines({"opencv": ds})
+    with pytest.raises(ValueError, match="different numbers of images"):
+        RotationTimingDisplay.from_pipelines({"tf": ds, "tf-batched": ds.take(10)}, repeats=1)
+    with pytest.raises(TypeError, match="dict"):
+        RotationTimingDisplay.from_pipelines([ds])
+
+
+def test_per_element_seeds_from_enumerate_and_epoch_repeat_and_differ():
+    x = images(8)[..., None]
+
+    def epoch(e):
+        numbered = tf.data.Dataset.from_tensor_slices(x).enumerate()
+        return np.stack(list(numbered.map(lambda i, img: stateless_augment(img, tf.stack([tf.cast(e, tf.int64), i])))
+                             .as_numpy_iterator()))
+
+    assert np.array_equal(epoch(0), epoch(0)) and not np.array_equal(epoch(0), epoch(1))
+
+
 def test_a_seeded_stateful_op_restarts_with_every_new_iterator():
     tf.random.set_seed(0)
     seeded = tf.data.Dataset.range(4).map(lambda i: tf.random.uniform([]))

@@ -174,3 +174,49 @@ def test_augmentation_differs_between_epochs_even_with_a_global_seed():
     assert not np.array_equal(first, second)
     plain = tf.data.Dataset.from_tensor_slices(x[:8]).map(lambda im: tf.random.uniform([]))
     assert list(plain.as_numpy_iterator()) == list(plain.as_numpy_iterator())  # the pitfall it avoids
+
+
+def test_the_three_paths_built_as_in_the_lesson_agree():
+    """Lesson 05 builds its paths in the open: SciPy in py_function, rotate per image, rotate after batch."""
+    from scipy import ndimage
+
+    imgs = blobs(10)[..., None]
+    angles = rotation_angles(10, 30, seed=0)
+    options = tf.data.Options()
+    options.experimental_optimization.map_parallelization = False
+    pairs = tf.data.Dataset.from_tensor_slices((imgs, angles)).with_options(options)
+
+    def rotate_a(image, angle):
+        turned = tf.py_function(
+            lambda i, a: ndimage.rotate(i.numpy(), np.degrees(a.numpy()), reshape=False, order=1, mode="constant", cval=0),
+            [image, angle], Tout=image.dtype)
+        return tf.ensure_shape(turned, image.shape)
+
+    a = np.concatenate(list(pairs.map(rotate_a).batch(4).as_numpy_iterator())).astype(int)
+    b = np.concatenate(list(pairs.map(rotate).batch(4).as_numpy_iterator())).astype(int)
+    c = np.concatenate(list(pairs.batch(4).map(rotate).as_numpy_iterator())).astype(int)
+    assert a.shape == b.shape == c.shape == (10, 28, 28, 1)
+    assert np.array_equal(b, c)  # the same op per image or per batch: pixel-identical
+    assert 0 < np.abs(a - b).mean() < 2  # SciPy differs only at the borders, by a fraction of a grey level
+    assert pairs.map(rotate_a).batch(4).options().experimental_optimization.map_parallelization is False
+
+
+def test_keras_random_rotation_factor_is_a_fraction_of_a_turn_and_uses_the_same_op():
+    import keras
+
+    imgs = blobs(3)[..., None].astype(np.float32)
+    quarter = keras.layers.RandomRotation((0.25, 0.25), fill_mode="constant", interpolation="nearest", seed=0)
+    assert np.array_equal(np.asarray(quarter(imgs)), tf.image.rot90(imgs, k=1).numpy())  # 0.25 turn = +90°
+    layer = keras.layers.RandomRotation(30 / 360, fill_mode="constant", seed=0)
+    graph = tf.function(lambda t: layer(t)).get_concrete_function(tf.TensorSpec([None, 28, 28, 1], tf.float32)).graph
+    assert "ImageProjectiveTransformV3" in {op.type for op in graph.get_operations()}
+    draws = [np.asarray(layer(imgs[:1])) for _ in range(3)]
+    assert not np.array_equal(draws[0], draws[1])  # it draws its own angle every call
+
+
+@pytest.mark.skipif(rotation.import_tfa() is None, reason="tensorflow-addons is not installed (only in tests/envs/legacy-requirements.txt)")
+def test_tfa_rotate_is_a_thin_wrapper_over_the_core_op():
+    tfa = rotation.import_tfa()
+    graph = tf.function(lambda t, a: tfa.image.rotate(t, a)).get_concrete_function(
+        tf.TensorSpec([None, 28, 28, 1], tf.float32), tf.TensorSpec([None], tf.float32)).graph
+    assert "ImageProjectiveTransformV3" in {op.type for op in graph.get_operations()}

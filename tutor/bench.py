@@ -1,4 +1,8 @@
-"""Honest timing of a tf.data pipeline: read it to the end, several times, report the median.
+"""Honest timing of a tf.data pipeline, and a record of the Python calls a pipeline makes.
+
+* :func:`time_pipeline` reads a pipeline to the end, several times, and reports the median.
+* :class:`CallRecorder` wraps a Python function (for ``tf.py_function``) and records each call:
+  how many there were, and how many ran at the same time.
 
 >>> result = time_pipeline(tf.data.Dataset.range(1000).batch(100), repeats=3)
 >>> result.elements, len(result.times)
@@ -7,8 +11,9 @@
 from __future__ import annotations
 
 import statistics
+import threading
 import time
-from typing import Callable, Union
+from typing import Any, Callable, Sequence, Union
 
 import tensorflow as tf
 
@@ -139,3 +144,85 @@ def _consume(ds: tf.data.Dataset, count: str) -> int:
         first = tf.nest.flatten(element)[0]
         n += int(first.shape[0]) if first.shape.rank else 1
     return n
+
+
+# ----------------------------------------------------------------------------- calls
+def most_at_once(intervals: Sequence[tuple[float, float]]) -> int:
+    """The largest number of ``(start, end)`` intervals open at one instant (touching ends do not overlap).
+
+    >>> most_at_once([(0, 1.5), (1, 3), (2, 2.5)])
+    2
+    >>> most_at_once([(0, 1), (1, 2)])
+    1
+    """
+    events = sorted([(float(end), -1) for _, end in intervals] + [(float(start), 1) for start, _ in intervals])
+    open_now = best = 0
+    for _, change in events:  # at equal times an end (-1) sorts before a start (+1)
+        open_now += change
+        best = max(best, open_now)
+    return best
+
+
+class CallRecorder:
+    """Wrap a Python function so that every call is recorded: how many calls, and how many ran at once.
+
+    Made for ``tf.py_function``, whose Python function runs once per element:
+    pass the recorder where you would pass the function. It is thread-safe,
+    so a parallel ``map`` can call it from several threads.
+
+    Attributes
+    ----------
+    calls : int
+        How many calls have finished.
+    intervals : list of (start, end)
+        ``time.perf_counter()`` seconds of each finished call.
+    most_at_once : int
+        The largest number of calls that were running at the same instant.
+
+    Examples
+    --------
+    >>> double = CallRecorder(lambda x: 2 * x)
+    >>> ds = tf.data.Dataset.range(3).map(lambda x: tf.py_function(double, [x], Tout=tf.int64))
+    >>> [int(v) for v in ds], double.calls, double.most_at_once
+    ([0, 2, 4], 3, 1)
+    """
+
+    def __init__(self, fn: Callable):
+        if not callable(fn):
+            raise TypeError(f"CallRecorder expects a function to wrap, got {type(fn).__name__}; "
+                            "pass the function itself, e.g. CallRecorder(my_function), without calling it.")
+        self.fn = fn
+        self._lock = threading.Lock()
+        self._intervals: list[tuple[float, float]] = []
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            end = time.perf_counter()
+            with self._lock:
+                self._intervals.append((start, end))
+
+    @property
+    def intervals(self) -> list[tuple[float, float]]:
+        with self._lock:
+            return list(self._intervals)
+
+    @property
+    def calls(self) -> int:
+        with self._lock:
+            return len(self._intervals)
+
+    @property
+    def most_at_once(self) -> int:
+        return most_at_once(self.intervals)
+
+    def reset(self) -> None:
+        """Forget the calls recorded so far."""
+        with self._lock:
+            self._intervals.clear()
+
+    def __repr__(self) -> str:
+        name = getattr(self.fn, "__name__", type(self.fn).__name__)
+        return f"CallRecorder({name}: {self.calls} calls, at most {self.most_at_once} at once)"

@@ -96,6 +96,34 @@ class RotationTimingDisplay(Display):
             timings[p] = time_pipeline(ds, repeats=repeats, warmup=warmup, count="rows", label=p)
         return cls(timings, n)
 
+    @classmethod
+    def from_pipelines(cls, pipelines: dict, *, repeats: int = 3, warmup: int = 1) -> "RotationTimingDisplay":
+        """Time pipelines you built yourself, one per path (computes, does not draw).
+
+        ``pipelines`` maps a path name from :data:`PATHS` (``"scipy"``, ``"tf"``,
+        ``"tf-batched"``, ``"tfa"``) to a finite dataset of rotated images or
+        batches. Every pipeline must produce the same number of images.
+
+        >>> x = np.zeros((8, 28, 28, 1), np.uint8)
+        >>> ds = tf.data.Dataset.from_tensor_slices(x).batch(4)
+        >>> RotationTimingDisplay.from_pipelines({"tf-batched": ds}, repeats=1).n_images
+        8
+        """
+        where = "RotationTimingDisplay.from_pipelines"
+        if not isinstance(pipelines, dict) or not pipelines:
+            raise TypeError(f"{where} expects a dict such as {{'scipy': path_a, 'tf': path_b}}, got "
+                            f"{type(pipelines).__name__}.")
+        bad = [p for p in pipelines if p not in PATHS]
+        if bad:
+            raise ValueError(f"{where}: the keys name the paths and must be drawn from {PATHS}, got {bad!r}.")
+        timings = {p: time_pipeline(ds, repeats=repeats, warmup=warmup, count="rows", label=p)
+                   for p, ds in pipelines.items()}
+        counts = {p: t.elements for p, t in timings.items()}
+        if len(set(counts.values())) > 1:
+            raise ValueError(f"{where}: the pipelines produced different numbers of images {counts}; "
+                             "time every path on the same images.")
+        return cls(timings, next(iter(counts.values())))
+
     def plot(self, *, ax=None, title: str | None = None) -> "RotationTimingDisplay":
         """Horizontal bars of median seconds; each bar after the first says how much faster it is than the one above."""
         fig, ax = new_axes(ax, (7.5, 0.9 * len(self.timings) + 1.4))

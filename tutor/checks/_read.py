@@ -188,3 +188,31 @@ def from_tensors_hint(spec: Any) -> str:
     return (f"each element is {describe_spec(spec)}: the whole input in one element. from_tensors keeps its input "
             "whole and batch() groups elements; use from_tensor_slices, with no batch, so that each element is one "
             "slice.")
+
+
+# ------------------------------------------------------------ the pipeline's structure
+def stages(ds: tf.data.Dataset) -> list:
+    """The answer's stages from source to output (tutor.doctor), without the option stages TensorFlow adds.
+
+    Each :class:`tutor.doctor.Stage` has ``.kind`` ("source", "map", "batch", ...),
+    ``.params``, ``.fn_ops`` and ``.dataset``. Fails with a sentence when the
+    structure cannot be read.
+    """
+    from ..doctor import read_pipeline
+
+    try:
+        found = read_pipeline(ds)
+    except Exception:  # the doctor degrades gracefully; anything left is a pipeline it cannot describe
+        fail("the checker could not read the stages of your pipeline. Build it with tf.data methods "
+             "(from_tensor_slices, map, batch, ...), as the exercise says.")
+    return [s for s in found if s.kind != "options"]
+
+
+def kinds(ds: tf.data.Dataset) -> list[str]:
+    """Stage kinds from source to end, e.g. ``['source', 'shuffle', 'batch', 'repeat']``."""
+    return [s.kind for s in stages(ds)]
+
+
+def chain_text(found: list) -> str:
+    """Stages as ``source -> map -> batch``, for messages."""
+    return " -> ".join(s.kind for s in found)

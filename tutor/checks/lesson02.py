@@ -14,26 +14,11 @@ import tensorflow as tf
 
 from . import _read
 from ._core import Question, fail, shorten
-from ._read import answer_dataset, describe_spec, is_text, read_elements, read_values, shape_text
+from ._read import answer_dataset, describe_spec, is_text, kinds, read_elements, read_values, shape_text, stages
 from .predict import PredictQuestion
 
 
 # ------------------------------------------------------------------ shared with lesson 03
-def stages(ds: tf.data.Dataset) -> list:
-    """The pipeline's stages (tutor.doctor), or [] when they cannot be read; never raises."""
-    try:
-        from ..doctor import read_pipeline
-
-        return list(read_pipeline(ds))
-    except Exception:  # an unusual pipeline: the checks then judge by the elements alone
-        return []
-
-
-def kinds(ds: tf.data.Dataset) -> list[str]:
-    """Stage kinds from source to end, e.g. ['source', 'shuffle', 'batch', 'repeat']."""
-    return [s.kind for s in stages(ds)]
-
-
 def ids_spec_problem(spec: Any, *, batched: bool) -> str | None:
     """Why ``spec`` is not (batches of) integer ids, as a sentence; None when it is."""
     if not isinstance(spec, tf.TensorSpec):

@@ -14,8 +14,8 @@ import tensorflow as tf
 
 from . import _read
 from ._core import Question, fail, shorten
-from ._read import answer_dataset, read_elements
-from .lesson02 import id_batches, ids_spec_problem, kinds, mixed_message, stages
+from ._read import answer_dataset, kinds, read_elements, stages
+from .lesson02 import id_batches, ids_spec_problem, mixed_message
 from .predict import PredictQuestion, plain
 
 N_SPLIT = 100
