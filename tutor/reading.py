@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -114,8 +114,7 @@ def _to_numpy(x: Any) -> Any:
 
 def _read_with_deadline(dataset, timeout: float, where: str, tf) -> list:
     """Pull elements in a thread; at the deadline, cancel the pull that is still running."""
-    iterator = iter(dataset)
-    next_fn, cancel = _cancellable_next(iterator, tf)
+    next_fn, cancel = cancellable_next(iter(dataset))
     values: list = []
     failure: list[BaseException] = []
     finished = threading.Event()
@@ -123,10 +122,10 @@ def _read_with_deadline(dataset, timeout: float, where: str, tf) -> list:
     def pull() -> None:
         try:
             while True:
-                optional = next_fn()
-                if not optional.has_value():
+                more, value = next_fn()
+                if not more:
                     break
-                values.append(tf.nest.map_structure(_to_numpy, optional.get_value()))
+                values.append(tf.nest.map_structure(_to_numpy, value))
         except BaseException as exc:  # handed to the caller's thread below
             failure.append(exc)
         finally:
@@ -146,23 +145,44 @@ def _read_with_deadline(dataset, timeout: float, where: str, tf) -> list:
     return values
 
 
-def _cancellable_next(iterator, tf):
-    """``(next_fn, cancel)``: ``next_fn()`` returns a ``tf.experimental.Optional``; ``cancel()`` stops it.
+def cancellable_next(iterator) -> tuple[Callable, Callable]:
+    """``(next_fn, cancel)``: ``next_fn()`` returns ``(True, element)`` or ``(False, None)`` at the end.
 
-    TensorFlow cancels a running ``get_next`` through the cancellation
-    manager of the function that calls it; where that is unavailable, the
-    deadline still returns control and the helper thread is left to finish.
+    ``cancel()`` stops a ``next_fn`` that is waiting. The public API has no
+    cancellation, so this uses TensorFlow's eager one: the iterator's
+    ``IteratorGetNext`` op run with a cancellation manager, which costs what
+    a plain ``next()`` costs. Where a TensorFlow release lacks a piece of
+    that, a ``tf.function`` around ``get_next_as_optional`` with the same
+    manager does the job (about twice the Python overhead per step).
     """
-    function = tf.function(lambda it: it.get_next_as_optional(), autograph=False)
-    concrete = function.get_concrete_function(iterator)
-    try:
-        from tensorflow.python.eager import cancellation  # the public API has no cancellation yet
+    import tensorflow as tf
+    from tensorflow.python.eager import cancellation  # not in the public API
 
-        manager = cancellation.CancellationManager()
-        cancellable = manager.get_cancelable_function(concrete)
-        return (lambda: cancellable(iterator)), manager.start_cancel
-    except (ImportError, AttributeError):  # pragma: no cover - very old or very new TensorFlow
-        return (lambda: concrete(iterator)), (lambda: None)
+    manager = cancellation.CancellationManager()
+    try:
+        from tensorflow.python.data.util import structure
+        from tensorflow.python.eager import context, execute
+
+        resource, spec = iterator._iterator_resource, iterator.element_spec
+        types = iterator._flat_output_types
+        attrs = ("output_types", types, "output_shapes", iterator._flat_output_shapes)
+
+        def next_fn():
+            try:
+                flat = execute.execute_with_cancellation("IteratorGetNext", len(types), [resource], attrs,
+                                                         context.context(), manager)
+            except tf.errors.OutOfRangeError:
+                return False, None
+            return True, structure.from_compatible_tensor_list(spec, flat)
+    except (ImportError, AttributeError):  # pragma: no cover - another TensorFlow's internals
+        function = tf.function(lambda it: it.get_next_as_optional(), autograph=False)
+        cancellable = manager.get_cancelable_function(function.get_concrete_function(iterator))
+
+        def next_fn():
+            optional = cancellable(iterator)
+            return (True, optional.get_value()) if optional.has_value() else (False, None)
+    return next_fn, manager.start_cancel
+
 
 
 def _timeout_message(where: str, timeout: float, got: int, elapsed: float) -> str:

@@ -10,6 +10,10 @@
   and returns a :class:`Timeline` (``.events``, ``.total_time``,
   ``.stage_busy_fraction``, ``.consumer_wait_fraction``).
 * :func:`simulate` predicts the same table from per-stage costs (pure NumPy).
+* :func:`profile` runs *any* ``tf.data.Dataset`` under TensorFlow's profiler and
+  returns the same table, with TensorFlow's own stage names (``tutor.profile``).
+* Every Timeline says who holds the time (``.stage_self_time``, ``.bottleneck``)
+  and exports to Perfetto (``.save_trace(path)``).
 * :class:`TimelineDisplay` draws one or several timelines as a Gantt chart.
 * :func:`naive_options` turns off tf.data's automatic speed-ups for a fair baseline.
 * :func:`sleep_work`, :func:`python_busy_work`, :func:`tf_busy_work`: work of a known cost.
@@ -17,6 +21,7 @@
 from .display import TimelineDisplay
 from .events import CONSUMER, Timeline, physical_limit
 from .pipeline import Pipeline, naive_options
+from .profiler import ProfilerBusyError, ProfileTimeout, profile
 from .record import record
 from .simulate import simulate
 from .work import busy_wait, python_busy_work, sleep_work, tf_busy_work
@@ -24,11 +29,14 @@ from .work import busy_wait, python_busy_work, sleep_work, tf_busy_work
 __all__ = [
     "CONSUMER",
     "Pipeline",
+    "ProfileTimeout",
+    "ProfilerBusyError",
     "Timeline",
     "TimelineDisplay",
     "busy_wait",
     "naive_options",
     "physical_limit",
+    "profile",
     "python_busy_work",
     "record",
     "simulate",

@@ -1,8 +1,9 @@
 """The Timeline: a table of who worked on which element when (pure NumPy).
 
-Both :func:`tutor.timeline.record` (a real run) and
-:func:`tutor.timeline.simulate` (a model) return a :class:`Timeline`, so they
-can be drawn and compared the same way.
+:func:`tutor.timeline.record` (a real run of a named-stage pipeline),
+:func:`tutor.timeline.simulate` (a model) and :func:`tutor.profile` (any
+dataset, under TensorFlow's profiler) all return a :class:`Timeline`, so they
+can be drawn, compared and explained the same way.
 """
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ CONSUMER = "consumer"
 EVENT_DTYPE = np.dtype(
     [("stage", "U32"), ("element", "i8"), ("step", "i8"), ("epoch", "i8"), ("start", "f8"), ("end", "f8")]
 )
+
+#: :attr:`Timeline.bottleneck` names the consumer when it waits on stages' own work less than this fraction of the run.
+INPUT_BOUND_WAIT = 0.1
 
 #: dtype of :attr:`Timeline.steps`: one row per consumer step.
 STEP_DTYPE = np.dtype([("step", "i8"), ("request", "f8"), ("start", "f8"), ("end", "f8")])
@@ -52,6 +56,44 @@ def union_length(starts: np.ndarray, ends: np.ndarray) -> float:
     return total + cur_end - cur_start
 
 
+def merge_intervals(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The union of the intervals ``[starts[i], ends[i]]`` as sorted, disjoint intervals.
+
+    >>> [a.tolist() for a in merge_intervals(np.array([0.0, 1.0, 5.0]), np.array([2.0, 3.0, 6.0]))]
+    [[0.0, 5.0], [3.0, 6.0]]
+    """
+    starts, ends = np.asarray(starts, dtype=float), np.asarray(ends, dtype=float)
+    keep = ends > starts
+    starts, ends = starts[keep], ends[keep]
+    if len(starts) == 0:
+        return starts, ends
+    order = np.argsort(starts, kind="stable")
+    starts, ends = starts[order], np.maximum.accumulate(ends[order])
+    new = np.concatenate([[True], starts[1:] > ends[:-1]])
+    last = np.concatenate([np.flatnonzero(new)[1:] - 1, [len(starts) - 1]])
+    return starts[new], ends[last]
+
+
+def overlap_length(a_starts, a_ends, b_starts, b_ends) -> float:
+    """Length of (union of intervals A) intersected with (union of intervals B).
+
+    >>> overlap_length([0.0, 4.0], [2.0, 6.0], [1.0], [5.0])
+    2.0
+    """
+    a0, a1 = merge_intervals(a_starts, a_ends)
+    b0, b1 = merge_intervals(b_starts, b_ends)
+    if len(a0) == 0 or len(b0) == 0:
+        return 0.0
+    # every A interval against the B intervals that can touch it (B is sorted and disjoint)
+    lo = np.searchsorted(b1, a0, side="right")
+    hi = np.searchsorted(b0, a1, side="left")
+    total = 0.0
+    for i in np.flatnonzero(hi > lo):
+        s, e = b0[lo[i]:hi[i]], b1[lo[i]:hi[i]]
+        total += float(np.sum(np.minimum(e, a1[i]) - np.maximum(s, a0[i])))
+    return total
+
+
 class Timeline:
     """What happened, stage by stage and element by element, in one run.
 
@@ -73,7 +115,14 @@ class Timeline:
     model : bool
         True for :func:`simulate` output, False for a recorded run.
     meta : dict
-        Free-form facts about the run (``cache_hits``, ``code`` ...).
+        Free-form facts about the run (``cache_hits``, ``code`` ...). A
+        profiled run adds ``notes`` (see :attr:`notes`), ``iterators`` (stage ->
+        TensorFlow's iterator path) and ``dataset_nodes`` (stage -> graph nodes).
+    parent : array of int, optional
+        One per event: the row of :attr:`events` that waited for this one (the
+        call that asked it for an element), -1 for none. Only
+        :func:`tutor.profile` knows this; recorded and simulated stages never
+        wait inside each other, so there it is all -1.
 
     Examples
     --------
@@ -83,8 +132,13 @@ class Timeline:
     """
 
     def __init__(self, events: np.ndarray, steps: np.ndarray, stages: Sequence[str], *, label: str = "",
-                 model: bool = False, meta: dict | None = None):
+                 model: bool = False, meta: dict | None = None, parent: np.ndarray | None = None):
         self.events = np.asarray(events, dtype=EVENT_DTYPE)
+        self.parent = (np.full(len(self.events), -1, dtype=np.int64) if parent is None
+                       else np.asarray(parent, dtype=np.int64))
+        if self.parent.shape != (len(self.events),):
+            raise ValueError(f"Timeline: parent needs one entry per event ({len(self.events)}), "
+                             f"got shape {self.parent.shape}.")
         self.steps = np.asarray(steps, dtype=STEP_DTYPE)
         self.stages = [str(s) for s in stages]
         self.model = bool(model)
@@ -156,6 +210,121 @@ class Timeline:
         passive = set(self.meta.get("passive_stages", ()))
         return float(sum(t for s, t in self.stage_busy_time.items() if s not in passive))
 
+    # ------------------------------------------------ who holds the time
+    def own_time_pieces(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(row, start, end)``: each event's own time, the event minus the time its children
+        (events whose :attr:`parent` it is) ran; without children, the whole event."""
+        ev, parent = self.events, self.parent
+        kids: dict[int, list[int]] = {}
+        for i in np.flatnonzero(parent >= 0).tolist():
+            kids.setdefault(int(parent[i]), []).append(i)
+        plain = np.array([i for i in range(len(ev)) if i not in kids], dtype=np.int64)
+        rows, starts, ends = [plain], [ev["start"][plain]], [ev["end"][plain]]
+        for p, children in kids.items():
+            s0, e0 = float(ev["start"][p]), float(ev["end"][p])
+            ks, ke = merge_intervals(np.clip(ev["start"][children], s0, e0), np.clip(ev["end"][children], s0, e0))
+            gs, ge = np.concatenate([[s0], ke]), np.concatenate([ks, [e0]])
+            keep = ge > gs
+            rows.append(np.full(int(keep.sum()), p, dtype=np.int64))
+            starts.append(gs[keep])
+            ends.append(ge[keep])
+        return np.concatenate(rows), np.concatenate(starts), np.concatenate(ends)
+
+    @property
+    def stage_self_time(self) -> dict[str, float]:
+        """Per stage: seconds of its own work, summed over parallel workers.
+
+        Each event counts its length minus the time during which the events it
+        waited for (its children in :attr:`parent`: an input called inside it,
+        or the producer-side call whose element it took from a buffer) ran,
+        overlapping children once: the "self time" of TensorFlow's tf.data
+        analysis. Recorded and simulated stages never wait inside each other,
+        so for them it equals :attr:`stage_busy_time`.
+        """
+        rows, starts, ends = self.own_time_pieces()
+        stage = self.events["stage"][rows]
+        return {s: float(np.sum((ends - starts)[stage == s])) for s in self.stages}
+
+    def steady_waits(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(request, start)`` of the consumer's waits after its first step (the first waits for start-up)."""
+        st = self.steps[1:] if len(self.steps) > 1 else self.steps
+        return st["request"], st["start"]
+
+    @property
+    def steady_wait_fraction(self) -> float:
+        """Like :attr:`consumer_wait_fraction`, from the end of the first step on (start-up left out)."""
+        if len(self.steps) == 0:
+            return 0.0
+        begin = float(self.steps["end"][0]) if len(self.steps) > 1 else 0.0
+        run = self.total_time - begin
+        request, start = self.steady_waits()
+        return union_length(request, start) / run if run > 0 else 0.0
+
+    @property
+    def stage_wait_share(self) -> dict[str, float]:
+        """Per stage: fraction of the consumer's waiting (after its first step) covered by the stage's own work
+        (see :attr:`stage_self_time`); 1.0 means it worked through all of the waiting."""
+        request, start = self.steady_waits()
+        waited = union_length(request, start)
+        rows, starts, ends = self.own_time_pieces()
+        stage = self.events["stage"][rows]
+        return {s: (overlap_length(starts[stage == s], ends[stage == s], request, start) / waited if waited > 0
+                    else 0.0) for s in self.stages}
+
+    @property
+    def pipeline_wait_fraction(self) -> float:
+        """The part of :attr:`steady_wait_fraction` during which some stage was doing its own work.
+
+        The rest of the waiting (handing an element over, the loop's own
+        overhead) is not the pipeline's doing. Stages in ``meta["passive_stages"]`` do not count.
+        """
+        passive = set(self.meta.get("passive_stages", ()))
+        request, start = self.steady_waits()
+        waited = union_length(request, start)
+        if waited <= 0:
+            return 0.0
+        rows, starts, ends = self.own_time_pieces()
+        busy = np.isin(self.events["stage"][rows], [s for s in self.stages if s not in passive])
+        return self.steady_wait_fraction * overlap_length(starts[busy], ends[busy], request, start) / waited
+
+    @property
+    def bottleneck(self) -> str:
+        """The stage that holds the time, or :data:`CONSUMER` when the input keeps up.
+
+        The rule follows TensorFlow's tf.data bottleneck analysis (the
+        profiler's ``xplane_to_tf_data_stats``): among the iterators the
+        consumer waits on, the one with the largest *self time* (its time
+        minus the time of the inputs it waited for), so the deepest stage that
+        really does the work. Here, after the first step (start-up left out):
+
+        1. If the consumer waits for stages' own work less than
+           :data:`INPUT_BOUND_WAIT` (10%) of the time
+           (:attr:`pipeline_wait_fraction`), the input keeps up: ``CONSUMER``.
+        2. Otherwise, the stage whose own work covers the largest share of the
+           consumer's waiting (:attr:`stage_wait_share`); on a tie, the one
+           nearer the source. Stages in ``meta["passive_stages"]`` (a recorded
+           ``batch`` only shows elements arriving) are skipped.
+        """
+        passive = set(self.meta.get("passive_stages", ()))
+        candidates = [s for s in self.stages if s not in passive]
+        if not candidates or self.pipeline_wait_fraction < INPUT_BOUND_WAIT:
+            return CONSUMER
+        share = self.stage_wait_share
+        return max(candidates, key=lambda s: share[s])
+
+    @property
+    def notes(self) -> list[str]:
+        """Sentences about the run, e.g. the graph rewrites TensorFlow made in a profiled run."""
+        return list(self.meta.get("notes", []))
+
+    def save_trace(self, path) -> str:
+        """Write Chrome trace-event JSON (opens in https://ui.perfetto.dev and chrome://tracing); return the path.
+
+        One track per stage (several when its work overlaps), the consumer's steps and its waits for input."""
+        from .profiler.chrome import write_trace
+
+        return write_trace(self, path)
+
     def summary(self) -> dict:
         """The headline numbers, rounded for printing."""
         return {
@@ -167,7 +336,7 @@ class Timeline:
         }
 
     def __repr__(self) -> str:
-        kind = "model" if self.model else "recorded"
+        kind = "model" if self.model else ("profiled" if self.meta.get("source") == "profile" else "recorded")
         return (f"Timeline({self.label!r}, {kind}, steps={self.n_steps}, total_time={self.total_time:.3f} s, "
                 f"consumer_wait_fraction={self.consumer_wait_fraction:.2f})")
 

@@ -1,0 +1,213 @@
+"""From profiler events to a :class:`~tutor.timeline.Timeline`: stages, links, steps and rewrite notes.
+
+What TensorFlow's profiler records for a tf.data pipeline (TF 2.15 to 2.21):
+
+* every ``GetNext`` call of every iterator is an event named after its path,
+  ``Iterator::Root::Prefetch::MapAndBatch::Range``, with the iterator's ``id``,
+  its ``parent_id`` and ``name`` (the dataset's node in the rewritten graph,
+  e.g. ``fused(MapDataset:1,BatchDatasetV2:2)`` or ``inject/prefetch_...``);
+* a synchronous iterator calls its input on the same thread, so the input's
+  event is nested inside it;
+* an asynchronous iterator (Prefetch, ParallelMap, MapAndBatch,
+  ParallelInterleave, ParallelBatch) pulls its input on a background thread
+  inside an ``XProduce`` event, and hands the element over inside an
+  ``XConsume`` event nested in the consumer-side call; both carry the same
+  ``element_id``. This is how TensorFlow's own tf.data analysis links the two
+  calls (``EventForest::ConnectTfDataEvents``), and it is what we do too;
+* the user function of an asynchronous map runs on a thread pool as
+  ``ExecutorState::Process`` events whose ``id`` matches the ``FunctionRun``
+  started inside the ``XProduce`` event: those runs are the stage's own work.
+
+Each linked or nested pair gives the inner event a *parent*: the call that
+waited for it. :attr:`Timeline.parent` keeps that, so
+:attr:`Timeline.stage_self_time` can subtract the time a stage waited for its
+inputs, as TensorFlow's analysis does.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+import numpy as np
+
+from ..events import CONSUMER, Timeline, make_events, make_steps
+from .links import CallGraph
+from .xspace import Event
+
+#: Iterators whose ``[k]`` suffix names a different input (kept); for the others (FlatMap, Interleave,
+#: Repeat ...) ``[k]`` counts the elements or epochs they opened an inner iterator for, and is dropped.
+MULTI_INPUT = ("Zip", "Concatenate", "DirectedInterleave")
+#: The longest stage name a Timeline stores (its ``stage`` field is 32 characters).
+NAME_LIMIT = 32
+
+_INDEX = re.compile(r"^(.*)\[(\d+)\]$")
+
+
+def stage_key(long_name: str) -> tuple:
+    """The stage an iterator event belongs to, as a tuple of path components without ``Root``.
+
+    >>> stage_key("Iterator::Root::Prefetch::ParallelInterleaveV4[3]::TFRecord")
+    ('Prefetch', 'ParallelInterleaveV4[*]', 'TFRecord')
+    >>> stage_key("Iterator::Root::Zip[1]::Range")
+    ('Zip[1]', 'Range')
+    """
+    parts = long_name.split("::")[1:]
+    if parts and parts[0] == "Root":
+        parts = parts[1:]
+    out = []
+    for part in parts:
+        m = _INDEX.match(part)
+        if m and m.group(1) not in MULTI_INPUT:
+            part = m.group(1) + "[*]"
+        out.append(part)
+    return tuple(out)
+
+
+def _bare(part: str) -> str:
+    return part.split("[", 1)[0]
+
+
+def _parent_key(key: tuple) -> tuple:
+    return key[:-2] + (_bare(key[-2]),) if len(key) > 1 else ()
+
+
+def order_stages(keys, first_seen: dict) -> list:
+    """Stage keys from source to consumer: every input before the stage that reads it (post-order)."""
+    children = defaultdict(list)
+    tops = []
+    for key in keys:
+        (children[_parent_key(key)] if _parent_key(key) in keys else tops).append(key)
+
+    def rank(key):
+        m = _INDEX.match(key[-2]) if len(key) > 1 else None
+        return (int(m.group(2)) if m else -1, first_seen.get(key, 0))
+
+    out: list = []
+
+    def visit(key):
+        for child in sorted(children[key], key=rank):
+            visit(child)
+        out.append(key)
+
+    for top in sorted(tops, key=rank):
+        visit(top)
+    return out
+
+
+def display_names(keys: list) -> dict:
+    """A short unique name per stage: its last component, longer only where two stages would clash."""
+    def text(key, k, marks=False):
+        parts = key[-k:] if marks else [p.replace("[*]", "") for p in key[-k:]]
+        return "/".join(parts)
+
+    names = {}
+    for key in keys:
+        for k in range(1, len(key) + 1):
+            mine = text(key, k)
+            if all(text(other, k) != mine for other in keys if other != key):
+                break
+        else:
+            mine = text(key, len(key), marks=True)
+        names[key] = mine if len(mine) <= NAME_LIMIT else "…" + mine[-(NAME_LIMIT - 1):]
+    return names
+
+
+def _op(node: str) -> str:
+    """``BatchDatasetV2:4`` -> ``batch``; ``ParallelMapDatasetV2:1`` -> ``map``."""
+    base = re.sub(r"V\d+$", "", node.split(":")[0].split("/")[-1].replace("Dataset", ""))
+    return {"ParallelMap": "map", "ParallelBatch": "batch", "ParallelInterleave": "interleave"}.get(
+        base, re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower())
+
+
+#: The tf.data option behind each fusion, and whether it is on by default (tf.data.experimental.OptimizationOptions).
+FUSIONS = {("map", "batch"): ("map_and_batch_fusion", True),
+           ("shuffle", "repeat"): ("shuffle_and_repeat_fusion", True),
+           ("map", "map"): ("map_fusion", False), ("filter", "filter"): ("filter_fusion", False),
+           ("map", "filter"): ("map_and_filter_fusion", False)}
+
+
+def rewrite_notes(stage_nodes: dict, order: list, names: dict) -> list[str]:
+    """One sentence per graph rewrite visible in the iterator names, in stage order."""
+    notes = []
+    for key in order:
+        kind, name = _bare(key[-1]), names[key]
+        for node in sorted(stage_nodes.get(key, ())):
+            if node.startswith("fused("):
+                ops = [_op(n) for n in node[len("fused("):-1].split(",")]
+                option, default = FUSIONS.get(tuple(ops), ("a graph rewrite", False))
+                notes.append(f"TensorFlow fused {' and '.join(ops)} into one stage, {name} "
+                             f"({option}{', on by default' if default else ''}).")
+                if kind.startswith("ParallelMap") and "map" in ops and "ParallelMap" not in node:
+                    notes.append(f"TensorFlow made a plain map parallel: the stage {name} "
+                                 "(map_parallelization, on by default for functions without state).")
+            elif node.startswith("inject/prefetch"):
+                notes.append(f"TensorFlow added a prefetch at the end of the pipeline: the stage {name} "
+                             "(inject_prefetch, on by default).")
+            elif kind.startswith("ParallelMap") and node.startswith("MapDataset"):
+                notes.append(f"TensorFlow made a plain map parallel: the stage {name} "
+                             "(map_parallelization, on by default for functions without state).")
+        if kind == "Generator":
+            notes.append(f"Dataset.from_generator runs as a FlatMap over a Generator: your Python "
+                         f"generator's time shows in {name}.")
+    return list(dict.fromkeys(notes))
+
+
+
+def _markers(events: list[Event]) -> tuple[Event, list[Event], dict]:
+    """The ``tutor.iterator`` marker, the ``tutor.next`` markers by step, the ``tutor.step`` markers by step."""
+    start = [e for e in events if e.name == "tutor.iterator"]
+    if not start:
+        raise RuntimeError("tutor.profile: the profile holds none of the run's own markers; TensorFlow's profiler "
+                           "recorded nothing. Call again; if it persists, restart the kernel.")
+    trains = {int(e.stat("step", 0)): e for e in events if e.name == "tutor.step"}
+    # a get_next that found the end of the dataset has no step after it: it is not a step
+    nexts = sorted((e for e in events if e.name == "tutor.next" and int(e.stat("step", 0)) in trains),
+                   key=lambda e: int(e.stat("step", 0)))
+    return start[0], nexts, trains
+
+
+def build_timeline(events: list[Event], *, label: str = "", meta: dict | None = None) -> Timeline:
+    """Turn the events of one profiled run (with its ``tutor.*`` markers) into a Timeline.
+
+    Times are seconds since the iterator was created (the ``tutor.iterator``
+    marker), as in :func:`tutor.timeline.record`. A call that started after the
+    last step ended is left out; one still running then is cut at that end.
+    """
+    start, nexts, trains = _markers(events)
+    sec = lambda ps: (ps - start.start) / 1e12  # noqa: E731
+    step_rows = []
+    for s, nx in enumerate(nexts):
+        step_rows.append((s, sec(nx.start) if s else 0.0, sec(nx.end), sec(max(trains[s].end, nx.end))))
+    total = step_rows[-1][3] if step_rows else 0.0
+
+    graph = CallGraph(events, nexts)
+    key_of_id = {events[i].stat("id"): stage_key(events[i].name) for i in graph.calls}
+    stage_of = {i: key_of_id.get(graph.owner_id(i)) for i in graph.rows}
+    rows = [i for i in graph.rows if stage_of[i] and sec(events[i].start) < total]
+    first_seen: dict = {}
+    for i in rows:
+        first_seen.setdefault(stage_of[i], events[i].start)
+    order = order_stages(set(first_seen), first_seen)
+    names = display_names(order)
+
+    index = {i: n for n, i in enumerate(rows)}
+    event_rows, parents = [], []
+    for i in rows:
+        step = graph.step_of.get(i, -1)
+        event_rows.append((names[stage_of[i]], step, step, 0, max(sec(events[i].start), 0.0),
+                           min(sec(graph.end(i)), total)))
+        parents.append(index.get(graph.parent.get(i, -1), -1))
+    for s, r in enumerate(step_rows):
+        event_rows.append((CONSUMER, s, s, 0, r[2], r[3]))
+        parents.append(-1)
+
+    nodes = defaultdict(set)
+    for i in graph.calls:
+        if events[i].stat("name") and i in stage_of:
+            nodes[stage_of[i]].add(str(events[i].stat("name")))
+    meta = dict(meta or {})
+    meta.update(source="profile", notes=rewrite_notes(nodes, order, names),
+                iterators={names[k]: "::".join(("Iterator", "Root") + k) for k in order},
+                dataset_nodes={names[k]: sorted(nodes.get(k, ())) for k in order})
+    return Timeline(make_events(event_rows), make_steps(step_rows), [names[k] for k in order], label=label,
+                    model=False, meta=meta, parent=np.asarray(parents, dtype=np.int64))
