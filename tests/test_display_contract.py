@@ -60,6 +60,9 @@ EXAMPLES = {
         {"loss": [1.0, 0.5], "val_loss": [1.1, 0.7], "accuracy": [0.5, 0.8], "val_accuracy": [0.4, 0.7]}),
     "WorkerOrderDisplay": lambda: tutor.WorkerOrderDisplay([0, 1, 0, 2, 1, 2], [0, 0, 1, 0, 1, 1]),
     "ServiceDiagramDisplay": lambda: tutor.ServiceDiagramDisplay(n_workers=2, n_trainers=1),
+    "SourceDisplay": lambda: tutor.SourceDisplay.from_datasets(
+        [tf.data.Dataset.range(3), tf.data.Dataset.range(100, 103)],
+        tf.data.Dataset.range(3).concatenate(tf.data.Dataset.range(100, 103)).batch(2)),
     "ComparisonDisplay": lambda: tutor.ShuffleDisplay.compare(
         [tutor.ShuffleDisplay.from_params(n_elements=10, buffer_size=b) for b in (1, 10)], labels=["1", "10"]),
 }
@@ -75,11 +78,12 @@ ARTISTS = {
     "HistoryDisplay": {"lines_": dict, "acc_ax_": Axes},
     "WorkerOrderDisplay": {"cells_": PatchCollection, "texts_": list},
     "ServiceDiagramDisplay": {"boxes_": dict, "arrows_": list},
+    "SourceDisplay": {"cells_": PatchCollection, "texts_": list},
     "ComparisonDisplay": {"axes_": list},
 }
 
 #: Second kinds of picture, drawn with plot(kind=...).
-KINDS = {"WorkerOrderDisplay": ["arrivals", "coverage"]}
+KINDS = {"WorkerOrderDisplay": ["arrivals", "coverage"], "SourceDisplay": ["outputs", "inputs"]}
 
 NAMES = sorted(EXAMPLES)
 

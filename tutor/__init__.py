@@ -12,9 +12,9 @@ The public API at a glance (every name is listed in ``__all__``):
 * Displays compute with ``from_*`` and draw with ``plot()``: ``BatchOrderDisplay``,
   ``ShuffleDisplay``, ``AugmentationGridDisplay``, ``RotationTimingDisplay``,
   ``TimelineDisplay``, ``StepTimeDisplay``, ``HistoryDisplay``,
-  ``WorkerOrderDisplay``, ``ServiceDiagramDisplay``, ``ComparisonDisplay``.
+  ``WorkerOrderDisplay``, ``ServiceDiagramDisplay``, ``SourceDisplay``, ``ComparisonDisplay``.
 * Explorers are widgets over the Displays: ``order_explorer``,
-  ``shuffle_explorer``, ``augment_explorer``, ``timeline_explorer``. They load
+  ``shuffle_explorer``, ``augment_explorer``, ``timeline_explorer``, ``sources_explorer``. They load
   ipywidgets only when called.
 * Topic modules: ``augment``, ``bench``, ``checks``, ``data``, ``doctor``,
   ``leakage``, ``service``, ``tfrecord``, ``timeline``, ``training``.
@@ -44,6 +44,7 @@ from .display import ComparisonDisplay, Display  # noqa: E402
 from .order import BatchOrderDisplay  # noqa: E402
 from .service import ServiceDiagramDisplay, WorkerOrderDisplay  # noqa: E402
 from .shuffle import ShuffleDisplay  # noqa: E402
+from .sources import SourceDisplay  # noqa: E402
 from .timeline import TimelineDisplay  # noqa: E402
 from .training import HistoryDisplay, StepTimeDisplay  # noqa: E402
 
@@ -55,11 +56,12 @@ from .reading import take_elements  # noqa: E402
 from .stats import shuffle_stats  # noqa: E402
 from .style import presentation  # noqa: E402
 from .tfrecord import inspect_record  # noqa: E402
+from .timeline import profile  # noqa: E402
 
 __version__ = "0.2.0"
 
 #: Explorers, loaded on first use so that ``import tutor`` does not import ipywidgets.
-_EXPLORERS = ("augment_explorer", "order_explorer", "shuffle_explorer", "timeline_explorer")
+_EXPLORERS = ("augment_explorer", "order_explorer", "shuffle_explorer", "sources_explorer", "timeline_explorer")
 
 
 def __getattr__(name: str):
@@ -80,6 +82,7 @@ __all__ = [
     "RotationTimingDisplay",
     "ServiceDiagramDisplay",
     "ShuffleDisplay",
+    "SourceDisplay",
     "StepTimeDisplay",
     "TimelineDisplay",
     "WorkerOrderDisplay",
@@ -87,12 +90,14 @@ __all__ = [
     "augment_explorer",
     "order_explorer",
     "shuffle_explorer",
+    "sources_explorer",
     "timeline_explorer",
     # Functions
     "check_leakage",
     "env_report",
     "inspect_record",
     "presentation",
+    "profile",
     "shuffle_stats",
     "take_elements",
     "time_pipeline",

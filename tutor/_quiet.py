@@ -33,8 +33,10 @@ def quiet_tensorflow() -> None:
     with stderr_to_devnull():
         import tensorflow as tf
 
+        # Probes the physical devices (the CUDA lines). It does not create the eager context, so a
+        # lesson can still split the CPU into logical devices (tf.config.set_logical_device_configuration)
+        # before TensorFlow runs its first op; lesson 11 does that to feed two replicas.
         tf.config.list_physical_devices()
-        tf.constant(0) + 1  # creates the eager context, which probes devices once more
 
     tf.get_logger().setLevel(logging.ERROR)
     try:

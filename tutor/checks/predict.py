@@ -49,7 +49,7 @@ def describe_difference(predicted: Any, actual: Any, *, row: str = "row", first_
     nested = any(isinstance(a, list) for a in actual)
     if nested:
         if len(predicted) != len(actual):
-            return f"you predicted {len(predicted)} {row}s; the pipeline gives {len(actual)}."
+            return f"you predicted {_count(len(predicted), row)}; the pipeline gives {len(actual)}."
         for k, (p, a) in enumerate(zip(predicted, actual)):
             if p != a:
                 return f"{row} {k} differs: you predicted {shorten(p)}; the pipeline gives {shorten(a)}."
@@ -80,6 +80,11 @@ def _minus(items: list, other: list) -> list:
         else:
             out.append(item)
     return out
+
+
+def _count(n: int, noun: str) -> str:
+    """``'1 window'``, ``'3 windows'``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _list(items: Sequence[Any]) -> str:

@@ -6,6 +6,9 @@
 * :func:`jpeg_folder`: a folder of small colour JPEGs of digits, for the
   lessons that read and decode files; :func:`labels_from_paths` reads the
   labels back out of their names.
+* :func:`text_files`, :func:`weather_csv`, :func:`class_folders`: a small
+  text corpus, a CSV with missing values, and one folder of JPEGs per class,
+  for the lesson on real sources.
 
 >>> from tutor.data import digits
 >>> x, y = digits(100, source="synthetic")
@@ -14,8 +17,9 @@
 """
 from .digit_images import ENV_VAR, MNIST_SIZE, SOURCES, Digits, describe_source, digits, synthetic_digits
 from .files import jpeg_folder, labels_from_paths
+from .folders import WEATHER_COLUMNS, class_folders, text_files, weather_csv
 
 __all__ = [
     "Digits", "ENV_VAR", "MNIST_SIZE", "SOURCES", "describe_source", "digits", "jpeg_folder",
-    "labels_from_paths", "synthetic_digits",
+    "labels_from_paths", "synthetic_digits", "WEATHER_COLUMNS", "class_folders", "text_files", "weather_csv",
 ]

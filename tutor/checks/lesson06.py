@@ -1,0 +1,178 @@
+"""Exercises for lesson 06: reshaping streams.
+
+q1-q4 are predictions: the learner writes down what a real pipeline will
+produce, then runs the picture. q5 and q6 build pipelines.
+
+>>> from tutor.checks import lesson06 as ex
+>>> ex.q1.check([0, 1, 2]).passed
+True
+"""
+from __future__ import annotations
+
+from itertools import groupby
+
+import numpy as np
+import tensorflow as tf
+
+from . import _read
+from ._core import Question, fail, shorten
+from .predict import PredictQuestion
+
+#: q6: the two classes, by id. Cats are 0-299, dogs 1000-1099.
+N_CATS, N_DOGS, DOG_IDS = 300, 100, 1000
+
+
+def shard(i):
+    """The lesson's "files": shard ``i`` holds the ids ``10 * i`` to ``10 * i + 3``."""
+    return tf.data.Dataset.range(10 * i, 10 * i + 4)
+
+
+def _choices():
+    a, b = tf.data.Dataset.range(0, 8), tf.data.Dataset.range(100, 104)
+    choices = tf.data.Dataset.from_tensor_slices(tf.constant([1, 0, 1, 1, 0, 1, 1, 0], tf.int64))
+    return tf.data.Dataset.choose_from_datasets([a, b], choices)
+
+
+q1 = PredictQuestion(
+    "q1 (predict: take_while)",
+    lambda: tf.data.Dataset.range(10).take_while(lambda x: x % 4 != 3),
+    ask="the ids that take_while keeps, as a list",
+    code="tf.data.Dataset.range(10).take_while(lambda x: x % 4 != 3)",
+    hints=["take_while keeps elements while the condition holds, and stops reading at the first one where it does "
+           "not.", "Which is the first id with x % 4 == 3?"],
+)
+
+q2 = PredictQuestion(
+    "q2 (predict: interleave)",
+    lambda: tf.data.Dataset.range(3).interleave(shard, cycle_length=2, block_length=3),
+    ask="every id in the order interleave emits them, as a list",
+    code="tf.data.Dataset.range(3).interleave(shard, cycle_length=2, block_length=3)",
+    first_difference=True,
+    hints=["cycle_length=2: shards 0 and 1 are open at first. block_length=3: take 3 ids from one, then 3 from the "
+           "other.", "When shard 0 runs out, shard 2 takes its place in the cycle."],
+)
+
+q3 = PredictQuestion(
+    "q3 (predict: choose_from_datasets)",
+    _choices,
+    ask="the ids that come out, as a list",
+    code="tf.data.Dataset.choose_from_datasets([a, b], choices)",
+    first_difference=True,
+    hints=["Follow the choices one by one: 1 means the next element of b, 0 the next element of a.",
+           "b has only four elements; what does choose_from_datasets do by default when it picks an empty one?"],
+)
+
+q4 = PredictQuestion(
+    "q4 (predict: window)",
+    lambda: tf.data.Dataset.range(10).window(3, shift=3, stride=2, drop_remainder=True).flat_map(
+        lambda w: w.batch(3)),
+    ask="every window, as a list of lists",
+    code="tf.data.Dataset.range(10).window(3, shift=3, stride=2, drop_remainder=True)",
+    row="window",
+    hints=["Windows start at 0, shift, 2 * shift, ...; inside a window the ids are stride apart.",
+           "A window that would need an id past 9 is short, and drop_remainder=True drops it."],
+)
+
+
+# ----------------------------------------------------------------------- q5
+def _check_pairs(answer) -> str:
+    ds = _read.dataset(answer)
+    spec = ds.element_spec
+    if any(isinstance(s, tf.data.DatasetSpec) for s in tf.nest.flatten(spec)):
+        fail("your elements are datasets: window() gives each window as a small dataset. Turn each one into a "
+             "tensor with .flat_map(lambda w: w.batch(5)) before you split it.")
+    if not (isinstance(spec, tuple) and len(spec) == 2):
+        fail(f"each element should be a pair (inputs, target); element_spec is {spec}. Split every window with "
+             ".map(lambda w: (w[:-1], w[-1])).")
+    elements = _read.elements(ds, 200)
+    if not elements:
+        fail("your dataset is empty. With drop_remainder=True a window larger than the series gives nothing.")
+    inputs, target = elements[0]
+    inputs, target = np.asarray(inputs), np.asarray(target)
+    if inputs.ndim == 2:
+        fail(f"the first element holds {inputs.shape[0]} pairs at once: it is batched. Give one pair per element.")
+    if inputs.ndim != 1 or target.ndim != 0:
+        fail(f"in each pair, inputs should be 4 values and target one value; the first pair has shapes "
+             f"{inputs.shape} and {target.shape}.")
+    got = [(np.asarray(x).tolist(), np.asarray(y).item()) for x, y in elements]
+    expected = [(list(range(s, s + 4)), s + 4) for s in range(17)]
+    lengths = {len(x) for x, _ in got}
+    if lengths != {4}:
+        if 4 in lengths:
+            fail(f"some inputs are shorter than 4 values: {shorten([x for x, _ in got if len(x) != 4][0], 40)}. "
+                 "Drop the short windows at the end with drop_remainder=True.")
+        fail(f"inputs should be 4 values; yours have {sorted(lengths)}. Take windows of 5 values and split them "
+             "into 4 inputs and 1 target.")
+    if all(y == x[-1] for x, y in got):
+        fail("each target is the last value of its own inputs. The target is the value right after the inputs: "
+             "take windows of 5 and split them 4 + 1.")
+    if len(got) < len(expected) and got == expected[::5][:len(got)]:
+        fail(f"you have {len(got)} pairs, starting at {[x[0] for x, _ in got]}: the windows do not overlap. "
+             "window(size) shifts by size unless you pass shift=1.")
+    if got != expected:
+        for k, (g, e) in enumerate(zip(got, expected)):
+            if g != e:
+                fail(f"pair {k} is {shorten(g, 50)}; expected {e}: one pair for every start 0, 1, 2, ... in order.")
+        fail(f"you have {len(got)} pairs; expected {len(expected)}, one for every start from 0 to 16.")
+    return "17 overlapping windows, each split into 4 inputs and the value that follows them."
+
+
+q5 = Question(
+    "q5 (time-series pairs with window)",
+    _check_pairs,
+    hints=["A window of 5 consecutive values holds 4 inputs and their target.",
+           "window(5, shift=1, drop_remainder=True), then flat_map(lambda w: w.batch(5)), then "
+           "map(lambda w: (w[:-1], w[-1]))."],
+    solution="""
+    series = tf.data.Dataset.range(21)
+    windows = series.window(5, shift=1, drop_remainder=True).flat_map(lambda w: w.batch(5))
+    answer = windows.map(lambda w: (w[:-1], w[-1]))
+    """,
+)
+
+
+# ----------------------------------------------------------------------- q6
+def _check_balanced(answer) -> str:
+    ds = _read.dataset(answer)
+    spec = ds.element_spec
+    if not (isinstance(spec, tf.TensorSpec) and spec.dtype.is_integer and spec.shape.rank == 0):
+        fail(f"expected single ids (cats and dogs, not batched), got element_spec={spec}.")
+    ids = [int(x) for x in _read.elements(ds, 1000)]
+    strange = [i for i in ids if not (0 <= i < N_CATS or DOG_IDS <= i < DOG_IDS + N_DOGS)]
+    if strange:
+        fail(f"{shorten(strange[:5], 40)} {'is' if len(strange) == 1 else 'are'} neither a cat (0-299) nor a dog "
+             "(1000-1099): mix the two datasets as they are.")
+    if len(set(ids)) != len(ids):
+        fail("some ids come out twice; each cat and each dog should come out at most once (no repeat).")
+    dogs = sum(i >= DOG_IDS for i in ids)
+    cats = len(ids) - dogs
+    if cats == N_CATS and dogs == N_DOGS:
+        fail("all 300 cats and all 100 dogs came out: the stream went on after the dogs ran out. Pass "
+             "stop_on_empty_dataset=True so that it ends when a source it picks is empty.")
+    if cats < N_CATS and dogs < N_DOGS:
+        fail(f"the stream ended after {cats} cats and {dogs} dogs, before either ran out. Do not cut it with "
+             "take(); let stop_on_empty_dataset=True end it.")
+    share = dogs / len(ids)
+    if not 0.35 <= share <= 0.65:
+        fail(f"{share:.0%} of your elements are dogs. With a pick of 1/2 each, about half should be: give both "
+             "datasets the same weight, e.g. weights=[0.5, 0.5].")
+    longest = max(len(list(run)) for _, run in groupby(i >= DOG_IDS for i in ids))
+    if longest < 3:
+        fail("cats and dogs strictly take turns: that is a fixed pattern, not a random pick. Use "
+             "tf.data.Dataset.sample_from_datasets.")
+    return f"a random half-and-half mix that ended when the dogs ran out ({cats} cats, {dogs} dogs)."
+
+
+q6 = Question(
+    "q6 (a balanced random mix)",
+    _check_balanced,
+    hints=["tf.data.Dataset.sample_from_datasets picks the source of every element at random, by weights.",
+           "weights=[0.5, 0.5], and stop_on_empty_dataset=True to end when the dogs run out."],
+    solution="""
+    cats, dogs = tf.data.Dataset.range(300), tf.data.Dataset.range(1000, 1100)
+    answer = tf.data.Dataset.sample_from_datasets([cats, dogs], weights=[0.5, 0.5], seed=0,
+                                                  stop_on_empty_dataset=True)
+    """,
+)
+
+__all__ = ["q1", "q2", "q3", "q4", "q5", "q6"]
