@@ -1,4 +1,4 @@
-"""Tests for tutor.tfrecord, tutor.tfrecord_inspect and tutor.tfrecord_errors (lesson 10)."""
+"""Tests for tutor.tfrecord: building and writing records (io), looking inside (inspect), clear errors (errors)."""
 import os
 
 import numpy as np
@@ -129,6 +129,14 @@ def test_inspect_bad_input():
         tutor.inspect_record(b"\xff\xff\xff")
     with pytest.raises(IndexError, match="fewer than"):
         tutor.inspect_record(tf.data.Dataset.from_tensor_slices([b""]), index=3)
+
+
+def test_inspect_record_of_a_dataset_that_never_yields_stops():
+    from tutor.reading import ReadTimeout
+
+    never = tf.data.Dataset.from_tensors(b"").repeat().filter(lambda r: tf.strings.length(r) > 0)
+    with pytest.raises(ReadTimeout, match="inspect_record"):
+        tutor.inspect_record(never, timeout=1.0)
 
 
 # --- corrupt files -------------------------------------------------------------------

@@ -176,10 +176,18 @@ def explain_error(exc: BaseException) -> str:
     """A sentence for an error raised while reading a learner's answer (the original goes in details)."""
     import tensorflow as tf
 
-    text = _first_line(exc)
+    text = re.sub(r"^\{\{[^}]*\}\}\s*", "", _first_line(exc))  # TensorFlow's "{{function_node ...}}" prefix
     low = text.lower()
     if "user-defined function" in low:
         return user_function_message(text)
+    python = re.match(r"(\w+(?:Error|Exception|Iteration)): ", text)
+    if python and isinstance(exc, tf.errors.OpError):
+        return (f"a Python function in your pipeline (a generator, or a function in py_function) failed: it raised "
+                f"{python.group(1)} while the elements were read; the details below show why.")
+    if isinstance(exc, tf.errors.UnknownError) and ("generator" in low or "pyfunc" in low or "py_func" in low
+                                                    or "error occurred when finalizing" in low or "callback" in low):
+        return ("a Python function in your pipeline (a generator, or a function in py_function) raised an error "
+                "while the elements were read; the details below show which one and why.")
     if isinstance(exc, tf.errors.NotFoundError):
         return "your pipeline tried to open a file that does not exist. Check the file names or paths it reads."
     if isinstance(exc, tf.errors.OutOfRangeError) or isinstance(exc, StopIteration):

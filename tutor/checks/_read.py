@@ -40,10 +40,14 @@ def elements(ds: tf.data.Dataset, limit: int = 1000, *, timeout: float | None = 
         result = read(ds, max_elements=limit, timeout=TIMEOUT if timeout is None else timeout, where="check")
     except ReadTimeout as exc:
         got = len(exc.elements)
-        produced = "no element" if got == 0 else f"only {got} element{'s' if got != 1 else ''}"
-        fail(f"your dataset produced {produced} in {TIMEOUT if timeout is None else timeout:g} s, so the check "
-             "stopped reading. That usually means a filter() that matches nothing on an endless or very long input "
-             "(repeat() with no count, or a huge range), or a source that waits forever.")
+        seconds = f"{TIMEOUT if timeout is None else timeout:g} s"
+        if got == 0:
+            fail(f"your dataset produced no element in {seconds}, so the check stopped reading. That usually means "
+                 "a filter() that matches nothing on an endless or very long input (repeat() with no count, or a "
+                 "huge range), or a source that waits forever.")
+        fail(f"your dataset produced only {got} element{'s' if got != 1 else ''} in {seconds}, so the check stopped "
+             "reading. It is very slow, or it never ends (repeat() with no count?), or a filter() lets almost "
+             "nothing through.")
     if result.more:
         fail(f"your dataset produced more than {limit} elements: it never ends, or is far longer than asked. "
              "Did you use repeat() with no count?")

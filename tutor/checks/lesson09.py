@@ -1,29 +1,36 @@
 """Lesson 09 exercises: from_generator with a signature, the index trick, and the GIL.
 
+No verdict depends on timing: q1 compares elements, q2 reads the pipeline's structure
+(``tutor.doctor.read_pipeline``) and counts how often :func:`load_sample` ran; the time
+a check took and how many loads overlapped are shown only as information.
+
 >>> from tutor.checks import lesson09 as ex
 >>> ex.q1.check(...).status
 'unattempted'
 """
 from __future__ import annotations
 
-import os
 import threading
 import time
+from collections import Counter
 from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
+from ..doctor import PY_FUNCTION_OPS, read_pipeline
 from ..timeline.work import busy_wait
 from . import _read
-from ._core import Question, fail
+from ._core import Question, fail, shorten
 
-__all__ = ["N_SAMPLES", "SHAPE", "LOAD_SECONDS", "load_sample", "load_sample_python", "samples", "signature",
-           "peak_concurrency", "q1", "q2", "q3"]
+__all__ = ["BATCH_SIZE", "CHOICES", "LOAD_SECONDS", "N_SAMPLES", "SHAPE", "load_calls", "load_sample",
+           "load_sample_python", "peak_concurrency", "q1", "q2", "q3", "samples", "signature"]
 
 N_SAMPLES = 12
 SHAPE = (8, 8)
 LOAD_SECONDS = 0.03
+#: The batch size exercise 2 asks for.
+BATCH_SIZE = 4
 
 
 def _make(i: int) -> tuple[np.ndarray, np.int64]:
@@ -34,18 +41,29 @@ def _make(i: int) -> tuple[np.ndarray, np.int64]:
 _lock = threading.Lock()
 _active = 0
 _peak = 0
+_calls = 0
+
+
+def _index(index) -> int:
+    value = index.numpy() if hasattr(index, "numpy") else index
+    if np.ndim(value) != 0:
+        raise ValueError(f"load_sample loads one sample: it needs one index, got {np.size(value)} values "
+                         "(is the map after batch?).")
+    return int(value)
 
 
 def load_sample(index) -> tuple[np.ndarray, np.int64]:
     """The heavy work for one sample: waits ``LOAD_SECONDS`` like a file read (releasing the GIL).
 
-    Accepts a Python int or the EagerTensor that ``tf.py_function`` passes in. It also counts how many
-    calls run at the same time (:func:`peak_concurrency`), which is how q2 sees a parallel map.
+    Accepts a Python int or the EagerTensor that ``tf.py_function`` passes in, and
+    returns ``(image [8, 8] float32, label int64)``. It counts its calls
+    (:func:`load_calls`) and how many ran at the same time (:func:`peak_concurrency`).
     """
-    global _active, _peak
-    i = int(index.numpy()) if hasattr(index, "numpy") else int(index)
+    global _active, _peak, _calls
+    i = _index(index)
     with _lock:
         _active += 1
+        _calls += 1
         _peak = max(_peak, _active)
     try:
         time.sleep(LOAD_SECONDS)
@@ -65,9 +83,19 @@ def peak_concurrency(reset: bool = False) -> int:
     return peak
 
 
+def load_calls(reset: bool = False) -> int:
+    """How many times :func:`load_sample` was called (since the last reset)."""
+    global _calls
+    with _lock:
+        calls = _calls
+        if reset:
+            _calls = 0
+    return calls
+
+
 def load_sample_python(index) -> tuple[np.ndarray, np.int64]:
-    """The same sample, but the work is pure-Python computing that holds the GIL."""
-    i = int(index.numpy()) if hasattr(index, "numpy") else int(index)
+    """The same sample, but the 30 ms of work is pure-Python computing, which holds the GIL."""
+    i = _index(index)
     busy_wait(LOAD_SECONDS)
     return _make(i)
 
@@ -79,7 +107,7 @@ def samples():
 
 
 def signature() -> tuple[tf.TensorSpec, tf.TensorSpec]:
-    """The output_signature of :func:`samples` (q1's answer, used by q2's baseline)."""
+    """The output_signature of :func:`samples` (q1's answer)."""
     return tf.TensorSpec(SHAPE, tf.float32), tf.TensorSpec((), tf.int64)
 
 
@@ -87,26 +115,64 @@ def _expected():
     return [_make(i) for i in range(N_SAMPLES)]
 
 
+def _pair(spec: Any, what: str) -> tuple[tf.TensorSpec, tf.TensorSpec]:
+    if isinstance(spec, (tuple, list)) and len(spec) == 2 and all(isinstance(s, tf.TensorSpec) for s in spec):
+        return spec[0], spec[1]
+    if isinstance(spec, tf.TensorSpec) and spec.dtype == tf.string:
+        fail(f"your dataset holds strings ({_describe(spec)}); {what}.")
+    fail(f"{what}; your elements are {_describe(spec)}.")
+
+
+def _describe(spec: Any) -> str:
+    """``(float32 (8, 8), int64 ())`` for a tuple of TensorSpecs; shortened repr otherwise."""
+    if isinstance(spec, tf.TensorSpec):
+        return f"{spec.dtype.name} {tuple(spec.shape) if spec.shape.rank is not None else '(unknown shape)'}"
+    if isinstance(spec, (tuple, list)):
+        return "(" + ", ".join(_describe(s) for s in spec) + ")"
+    return shorten(spec, 80)
+
+
+def _one_pass(ds: tf.data.Dataset, what: str) -> None:
+    if int(ds.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
+        fail(f"your dataset never ends (it has repeat() with no count), so one pass cannot finish; the exercise "
+             f"wants {what} once. Remove the repeat().")
+
+
+def _key(image, label) -> tuple:
+    return (np.asarray(image, np.float32).tobytes(), int(label))
+
+
+# --------------------------------------------------------------------------- q1
 def _check_q1(answer: Any) -> str:
-    answer = _read.dataset(answer, "a tf.data.Dataset made with tf.data.Dataset.from_generator")
-    spec = answer.element_spec
-    if not (isinstance(spec, tuple) and len(spec) == 2):
-        fail(f"each element should be a pair (image, label); element_spec is {spec}.")
-    image, label = spec
+    ds = _read.dataset(answer, "a tf.data.Dataset made with tf.data.Dataset.from_generator")
+    image, label = _pair(ds.element_spec, "each element should be one sample, a pair (image, label): "
+                                          "give output_signature two tf.TensorSpec")
+    if image.dtype == tf.int64 and label.dtype == tf.float32:
+        fail("the two specs are swapped: ex.samples yields (image, label), so the image's TensorSpec comes first.")
+    if image.shape.rank == 3 and image.shape[1:] == SHAPE and label.shape.rank == 1:
+        fail(f"your elements are batches (images {image.shape}): exercise 1 asks for single samples, as ex.samples "
+             "yields them. Remove the .batch(...).")
     if image.dtype != tf.float32 or label.dtype != tf.int64:
-        fail(f"the dtypes should be float32 for the image and int64 for the label, got {image.dtype.name} "
-             f"and {label.dtype.name}.")
-    if image.shape.rank is None or image.shape.as_list() != list(SHAPE):
-        fail(f"the image spec has shape {image.shape}; give the full shape {SHAPE} so that later stages "
-             "(batch, the model) know it.")
+        fail(f"ex.samples yields a float32 image and an int64 label; your signature says {image.dtype.name} and "
+             f"{label.dtype.name}.")
+    if image.shape.rank is None or not image.shape.is_fully_defined():
+        fail(f"the image spec has shape {image.shape}; give the full shape {SHAPE}, so that later stages "
+             "(batch, a model) know it.")
+    if tuple(image.shape) != SHAPE:
+        fail(f"ex.samples yields {SHAPE[0]} x {SHAPE[1]} images; your image spec says {image.shape}.")
     if label.shape.rank != 0:
         fail(f"the label is one number per sample: shape (), got {label.shape}.")
-    got = list(answer.take(N_SAMPLES + 1).as_numpy_iterator())
-    want = _expected()
-    if len(got) != N_SAMPLES or any(not np.array_equal(g[0], w[0]) or g[1] != w[1] for g, w in zip(got, want)):
-        fail("the elements are not the 12 samples of ex.samples in order; pass the function ex.samples "
-             "itself (not ex.samples()) to from_generator.")
-    return f"element_spec = {spec}."
+    _one_pass(ds, f"the {N_SAMPLES} samples")
+    first = _read.elements(ds, limit=2 * N_SAMPLES)
+    if len(first) != N_SAMPLES or any(_key(*g) != _key(*w) for g, w in zip(first, _expected())):
+        fail(f"your dataset yields {len(first)} elements, not the {N_SAMPLES} samples of ex.samples in order: "
+             "build it from the function ex.samples, and keep every sample as it comes.")
+    second = _read.elements(ds, limit=2 * N_SAMPLES)
+    if len(second) != N_SAMPLES:
+        fail(f"the first pass gave the {N_SAMPLES} samples, the second gave {len(second)}: from_generator calls "
+             "your function at the start of every pass, and yours handed back the same, used-up generator. Pass "
+             "the function ex.samples itself, not ex.samples().")
+    return f"element_spec = {ds.element_spec}, and a second pass yields the {N_SAMPLES} samples again."
 
 
 q1 = Question(
@@ -123,35 +189,76 @@ q1 = Question(
 )
 
 
+# --------------------------------------------------------------------------- q2
+def _structure(ds: tf.data.Dataset) -> list:
+    try:
+        return read_pipeline(ds)
+    except RuntimeError:
+        fail("the checker could not read your pipeline's stages; build it from from_generator, map, batch and map "
+             "as the exercise says.")
+
+
 def _check_q2(answer: Any) -> str:
-    answer = _read.dataset(answer, "a tf.data.Dataset")
-    spec = answer.element_spec
-    if not (isinstance(spec, tuple) and len(spec) == 2):
-        fail(f"each element should be a batch pair (images, labels); element_spec is {spec}.")
-    images, labels = spec
-    if images.shape.rank is None or images.shape.as_list()[1:] != list(SHAPE):
-        fail(f"the images have static shape {images.shape}: after py_function and batch the shape is lost. "
-             "Restore it with tf.ensure_shape(images, [None, 8, 8]) (or set_shape) in a map after batch.")
+    ds = _read.dataset(answer, "a tf.data.Dataset of (images, labels) batches")
+    images, labels = _pair(ds.element_spec, "each element should be a batch pair (images, labels)")
+    stages = _structure(ds)
+    loaders = [s for s in stages if s.kind == "map" and s.fn_ops & PY_FUNCTION_OPS]
+    generators = [s for s in stages if s.kind == "source" and s.fn_name == "generator"]
+    if generators and generators[0].dataset is not None:
+        spec = generators[0].dataset.element_spec
+        if not (isinstance(spec, tf.TensorSpec) and spec.dtype.is_integer and spec.shape.rank == 0):
+            fail(f"your generator yields {_describe(spec)}, so the loading still happens inside it, one sample "
+                 "at a time. Make it yield only the indices 0..11 (output_signature=tf.TensorSpec((), tf.int64)) "
+                 "and load in the map.")
+    if not loaders:
+        fail("no map calls tf.py_function: load each sample in a map with "
+             "tf.py_function(ex.load_sample, [i], Tout=[tf.float32, tf.int64]).")
+    loader = loaders[0]
+    parallel = loader.params.get("num_parallel_calls")
+    if parallel in (None, 0, 1):
+        fail("the map that calls tf.py_function runs one call at a time: give it "
+             "num_parallel_calls=tf.data.AUTOTUNE, so that several samples load at once.")
+    batches = [s for s in stages if s.kind == "batch"]
+    if not batches and images.shape.rank in (None, 2):
+        fail("your pipeline never batches: add .batch(4) after the loading map, then a map that restores the "
+             "static shapes.")
+    if batches and batches[0].number < loader.number:
+        fail("batch comes before the loading map, so each tf.py_function call would get 4 indices at once: load "
+             "one sample per call, then batch(4).")
+    if batches and batches[0].params.get("batch_size") not in (None, BATCH_SIZE):
+        fail(f"your pipeline batches {batches[0].params['batch_size']} samples at a time; use batch({BATCH_SIZE}).")
+    if images.shape.rank is None or labels.shape.rank is None:
+        fail(f"the batches have static shapes {images.shape} and {labels.shape}: tf.py_function does not say what "
+             "it returns, and batch keeps that unknown. Restore them in a map after batch with "
+             "tf.ensure_shape(images, [None, 8, 8]) and tf.ensure_shape(labels, [None]) (or set_shape).")
+    if images.shape.rank != 3 or tuple(images.shape[1:]) != SHAPE:
+        fail(f"the images have static shape {images.shape}; batches of 8 x 8 images are [None, 8, 8].")
     if labels.shape.rank != 1:
-        fail(f"the labels have static shape {labels.shape}; restore it with tf.ensure_shape(labels, [None]).")
+        fail(f"the labels have static shape {labels.shape}; a batch of labels is [None].")
+    _one_pass(ds, f"the {N_SAMPLES} samples")
+    load_calls(reset=True)
     peak_concurrency(reset=True)
     start = time.perf_counter()
-    batches = list(answer.take(N_SAMPLES + 1).as_numpy_iterator())
-    mine = time.perf_counter() - start
-    parallel = peak_concurrency(reset=True)
-    if not batches or any(np.ndim(b[0]) != 3 for b in batches):
-        fail("expected batches: add .batch(4) after the map.")
-    got = sorted(tuple(img.ravel().tolist()) + (int(lab),) for b in batches for img, lab in zip(*b))
-    want = sorted(tuple(img.ravel().tolist()) + (int(lab),) for img, lab in _expected())
-    if got != want:
-        fail(f"expected the {N_SAMPLES} samples of ex.load_sample(0..{N_SAMPLES - 1}), each once; got "
-             f"{len(got)} samples that do not match.")
-    if parallel < 2 and (os.cpu_count() or 1) > 1:
-        fail("ex.load_sample never ran twice at the same time: is the map parallel "
-             "(num_parallel_calls=tf.data.AUTOTUNE), and does the generator yield only indices?")
-    serial = N_SAMPLES * LOAD_SECONDS
-    return (f"up to {parallel} samples loaded at once; {mine:.2f} s for {N_SAMPLES} samples that take "
-            f"{serial:.2f} s one after another. Static shapes: {images.shape}.")
+    got = _read.elements(ds, limit=3 * N_SAMPLES)
+    seconds = time.perf_counter() - start
+    calls, peak = load_calls(reset=True), peak_concurrency(reset=True)
+    sizes = [int(np.shape(b[0])[0]) for b in got]
+    if calls == 0:
+        fail("ex.load_sample never ran: load each sample with tf.py_function(ex.load_sample, [i], ...).")
+    flat = Counter(_key(img, lab) for b in got for img, lab in zip(b[0], np.ravel(b[1])))
+    if flat != Counter(_key(*s) for s in _expected()):
+        fail(f"expected the {N_SAMPLES} samples of ex.load_sample(0) ... ex.load_sample({N_SAMPLES - 1}), each "
+             f"once; got {sum(flat.values())} samples that do not match. Does the generator yield 0..11 once?")
+    if any(size != BATCH_SIZE for size in sizes):
+        fail(f"your batches hold {sizes} samples; use batch({BATCH_SIZE}).")
+    if calls != N_SAMPLES:
+        fail(f"ex.load_sample ran {calls} times for {N_SAMPLES} samples: load each sample once, in the map.")
+    note = "" if generators else (" (You started from a dataset of numbers instead of a generator: that works too, "
+                                  "and unlike from_generator it can move to another process.)")
+    return (f"the generator yields indices, a map with num_parallel_calls loads them, and the shapes are "
+            f"{images.shape} and {labels.shape}.{note} For information: up to {peak} samples loaded at the same "
+            f"time, and reading took {seconds:.2f} s ({N_SAMPLES} loads of {LOAD_SECONDS * 1000:.0f} ms one after "
+            f"another take {N_SAMPLES * LOAD_SECONDS:.2f} s).")
 
 
 q2 = Question(
@@ -159,44 +266,46 @@ q2 = Question(
     _check_q2,
     hints=[
         "Generator: yield only the numbers 0..11 (output_signature=tf.TensorSpec((), tf.int64)).",
-        "map(lambda i: tf.py_function(ex.load_sample, [i], [tf.float32, tf.int64]), "
+        "map(lambda i: tf.py_function(ex.load_sample, [i], Tout=[tf.float32, tf.int64]), "
         "num_parallel_calls=tf.data.AUTOTUNE), then batch(4).",
         "After batch: map(lambda x, y: (tf.ensure_shape(x, [None, 8, 8]), tf.ensure_shape(y, [None]))).",
     ],
     solution="""
     ex = tutor.checks.lesson09
-    ids = tf.data.Dataset.from_generator(lambda: iter(range(ex.N_SAMPLES)),
+    ids = tf.data.Dataset.from_generator(lambda: iter(range(12)),
                                          output_signature=tf.TensorSpec((), tf.int64))
-    ds = ids.map(lambda i: tf.py_function(ex.load_sample, [i], [tf.float32, tf.int64]),
+    ds = ids.map(lambda i: tf.py_function(ex.load_sample, [i], Tout=[tf.float32, tf.int64]),
                  num_parallel_calls=tf.data.AUTOTUNE)
     ds = ds.batch(4).map(lambda x, y: (tf.ensure_shape(x, [None, 8, 8]), tf.ensure_shape(y, [None])))
     answer = ds
     """,
 )
 
+# --------------------------------------------------------------------------- q3
 CHOICES = {
-    "a": "A py_function that computes in pure Python holds the GIL, so only one call runs at a time.",
+    "a": "A py_function that computes in pure Python holds the GIL while it runs, so the calls take turns.",
     "b": "AUTOTUNE chose num_parallel_calls=1 because the machine is small.",
     "c": "from_generator copies every element twice, and the copies take the time.",
-    "d": "There is no prefetch at the end, so nothing can run in parallel.",
+    "d": "There is no prefetch at the end, so the map cannot run two calls at once.",
 }
 _WHY = {
-    "b": "AUTOTUNE gives the map several threads (look at the lanes in the timeline); the calls still take turns.",
+    "b": "the same AUTOTUNE map loaded several sleeping samples at once (the ParallelMapV2 row had several lanes). The "
+         "pure-Python calls start together too; they just take turns holding the GIL.",
     "c": "the generator only yields small indices here; the heavy work is in the map.",
-    "d": "a parallel map runs its calls at once with or without prefetch; the sleeping version showed that.",
+    "d": "a parallel map starts several calls at once with or without a prefetch after it; prefetch lets the "
+         "pipeline run ahead of its consumer.",
 }
 
 
 def _check_q3(answer: Any) -> str:
-    if not isinstance(answer, str) or answer.strip().lower() not in CHOICES:
-        fail(f"answer with one letter from {sorted(CHOICES)} as a string, e.g. 'a'; got {answer!r}.")
-    letter = answer.strip().lower()
+    letter = _read.choice(answer, sorted(CHOICES))
     if letter != "a":
-        fail(f"({letter}) {_WHY[letter]}")
-    return ("right: Python bytecode runs under the GIL. Work that waits (files, network, sleep) or runs in "
-            "NumPy/TensorFlow kernels that release the GIL gains from the parallel map; pure Python does not.")
+        fail(f"not ({letter}): {_WHY[letter]}")
+    return ("right: Python bytecode runs only while its thread holds the GIL. Work that waits (files, network, "
+            "sleep) or runs in NumPy or TensorFlow kernels that release the GIL gains from the parallel map; pure "
+            "Python does not.")
 
 
 q3 = Question("Exercise 3: why no speed-up?", _check_q3,
-              hints=["Compare the two timelines: which bars got longer when several ran at once?"],
+              hints=["Compare the two timelines of the GIL section: which bars got longer when four ran at once?"],
               solution="answer = 'a'")

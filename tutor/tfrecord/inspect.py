@@ -15,6 +15,7 @@ from typing import Any
 import tensorflow as tf
 
 from .. import render
+from ..reading import DEFAULT_TIMEOUT, read
 from .._validate import require_positive_int
 from .errors import CorruptRecordError, compression_for
 
@@ -84,7 +85,7 @@ class RecordTable:
 def read_record(path: str | os.PathLike, index: int = 0, compression: str | None = "auto") -> bytes:
     """The serialized bytes of record ``index`` (from 0) in one TFRecord file.
 
-    A truncated or corrupt file raises :class:`~tutor.tfrecord_errors.CorruptRecordError`.
+    A truncated or corrupt file raises :class:`~tutor.tfrecord.errors.CorruptRecordError`.
     """
     path = os.fspath(path)
     if not os.path.isfile(path):
@@ -109,7 +110,7 @@ def _as_message(record: Any) -> tf.train.Example | tf.train.SequenceExample:
 
 
 def inspect_record(source: Any, index: int = 0, *, compression: str | None = "auto",
-                   max_values: int = 5, max_bytes: int = 8) -> RecordTable:
+                   max_values: int = 5, max_bytes: int = 8, timeout: float = DEFAULT_TIMEOUT) -> RecordTable:
     """A table of one record's features: name, type, length and first values.
 
     Parameters
@@ -122,6 +123,8 @@ def inspect_record(source: Any, index: int = 0, *, compression: str | None = "au
         ``None`` or ``"GZIP"``.
     max_values, max_bytes : how much of each value list, and of each bytes
         value, to show.
+    timeout : for a dataset: seconds to wait for record ``index`` (a ``filter``
+        that never matches stops here with :class:`tutor.reading.ReadTimeout`).
 
     Examples
     --------
@@ -136,7 +139,7 @@ def inspect_record(source: Any, index: int = 0, *, compression: str | None = "au
         if source.element_spec != tf.TensorSpec([], tf.string):
             raise TypeError("inspect_record expects a dataset of serialized records, such as "
                             f"tf.data.TFRecordDataset(paths); got element_spec={source.element_spec}.")
-        got = list(source.skip(index).take(1).as_numpy_iterator())
+        got = read(source.skip(index), max_elements=1, timeout=timeout, where="inspect_record").elements
         if not got:
             raise IndexError(f"the dataset holds fewer than {index + 1} records.")
         source = got[0]

@@ -19,6 +19,7 @@ import tensorflow as tf
 
 from .. import render
 from .._validate import require_positive_int
+from ..reading import read
 from .errors import CorruptRecordError, compression_for, count_records, parse_example
 
 ENCODINGS = ("png", "raw")
@@ -272,15 +273,17 @@ class RoundTrip:
 
 
 def round_trip(images: np.ndarray, labels: np.ndarray, dataset: tf.data.Dataset, *,
-               max_batches: int = 10_000) -> RoundTrip:
+               max_batches: int = 10_000, timeout: float = 300.0) -> RoundTrip:
     """Compare what was written with what ``dataset`` reads back, by id, bit for bit.
 
     ``dataset`` yields ``(images, labels, ids)`` batches, as
-    ``read_digits(..., with_ids=True)`` does.
+    ``read_digits(..., with_ids=True)`` does. Reading stops after
+    ``max_batches`` batches and ``timeout`` seconds (:func:`tutor.reading.read`).
     """
     images, labels = np.asarray(images), np.asarray(labels)
+    batches = read(dataset, max_elements=max_batches, timeout=timeout, where="round_trip").elements
     seen, bad = set(), []
-    for batch_images, batch_labels, ids in dataset.take(max_batches).as_numpy_iterator():
+    for batch_images, batch_labels, ids in batches:
         for image, label, i in zip(batch_images, batch_labels, ids):
             seen.add(int(i))
             same = image.reshape(images[i].shape).tobytes() == images[i].tobytes() and int(label) == int(labels[i])

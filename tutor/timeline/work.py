@@ -4,7 +4,8 @@
   releases the GIL, like reading a file or waiting on a network, so several
   of them run at once in a parallel ``map``.
 * :func:`python_busy_work`: a pure-Python loop in ``tf.py_function``. It holds
-  the GIL, so a parallel ``map`` cannot run two of them at once.
+  the GIL, so a parallel ``map`` starts them together but they take turns
+  holding the GIL: they add up, they do not overlap.
 * :func:`tf_busy_work`: TensorFlow's own ops (matrix products). No Python,
   no GIL: it runs in parallel, up to the number of CPU cores.
 
