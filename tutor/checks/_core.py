@@ -44,7 +44,7 @@ def shorten(value: Any, limit: int = ECHO_LIMIT) -> str:
     """``repr(value)``, cut to ``limit`` characters, so a huge answer is never echoed in full.
 
     >>> shorten("x" * 1000)[-12:]
-    "… (1002 ch.)"
+    '… (1002 ch.)'
     """
     text = value if isinstance(value, str) and value.startswith(("'", '"')) else repr(value)
     if len(text) <= limit:

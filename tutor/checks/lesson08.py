@@ -1,4 +1,8 @@
-"""Lesson 08 exercises: fix the 2019 pipeline so that it decodes once, reshuffles and keeps augmenting.
+"""Lesson 08 exercise: the 2019 pipeline fixed: decode once, a new order every epoch, epochs kept apart.
+
+The verdict counts how often ``decode`` ran, reads the element order epoch by
+epoch, and reads the stages with :func:`tutor.doctor.read_pipeline` to name
+the stage at fault; nothing depends on a clock.
 
 >>> from tutor.checks import lesson08 as ex
 >>> ex.q1.check(...).status
@@ -9,38 +13,85 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import tensorflow as tf
 
 from ._core import fail
-from .lesson07 import EPOCHS, N_FILES, FunctionQuestion, augment, batch_values, check_content, decode, decode_calls, \
-    exercise_source
+from .lesson07 import (BATCH, EPOCHS, N_FILES, FunctionQuestion, answer_dataset, augment, batch_values, chain_text,
+                       check_augmentation, check_content, check_decode_runs, decode, decode_calls, require_stages,
+                       stage_chain)
 
 __all__ = ["augment", "decode", "decode_calls", "q1"]
 
 
-# --- q3: the seed's fix ------------------------------------------------------------------------
+def _check_shuffle_stage(chain: list, found: dict) -> None:
+    """Fail when the shuffle cannot give every epoch a full new order: after batch, a tiny buffer, no reshuffle."""
+    text = chain_text(chain)
+    shuffle = chain[found["shuffle"][0]]
+    if found["shuffle"][0] > found["batch"][0]:
+        fail(f"shuffle() comes after batch ({text}): it reorders whole batches, so the same {BATCH} files always "
+             f"travel together. Shuffle the files before batch({BATCH}).")
+    buffer = shuffle.params.get("buffer_size")
+    if isinstance(buffer, int) and 0 < buffer < N_FILES:
+        fail(f"shuffle({buffer}) holds only {buffer} of the {N_FILES} files, so a file can only move a few places "
+             f"earlier (lesson 03). Use a buffer that holds all {N_FILES}: shuffle({N_FILES}).")
+    if shuffle.params.get("reshuffle_each_iteration") is False:
+        fail(f"reshuffle_each_iteration=False ({text}) draws one order and keeps it for every epoch; the exercise "
+             "asks for a new order each epoch. Leave the argument out (it defaults to True).")
+
+
+def _epochs(values: np.ndarray) -> list[list[int]]:
+    ids = (np.floor(values).astype(int) // 10).tolist()
+    return [ids[k * N_FILES:(k + 1) * N_FILES] for k in range(EPOCHS)]
+
+
+def _check_epochs(values: np.ndarray, chain: list, found: dict) -> list[list[int]]:
+    """Each epoch holds every file once, and the epochs differ in order; fail naming the stage at fault."""
+    text = chain_text(chain)
+    epochs = _epochs(values)
+    mixing = bool(found["repeat"]) and min(found["repeat"]) < found["shuffle"][0]
+    for k, epoch in enumerate(epochs, start=1):
+        if sorted(epoch) != list(range(N_FILES)):
+            twice = sorted({f for f in epoch if epoch.count(f) > 1})
+            if mixing:
+                fail(f"epoch {k} holds file{'s' if len(twice) > 1 else ''} {twice} twice: repeat({EPOCHS}) comes "
+                     f"before shuffle() ({text}), so the shuffle mixes the epochs. Shuffle first, then repeat.")
+            fail(f"epoch {k} (outputs {(k - 1) * N_FILES + 1} to {k * N_FILES}) does not hold each of the "
+                 f"{N_FILES} files exactly once ({text}): keep the epochs apart.")
+    if mixing:  # this read happened to keep the epochs apart, but the order of the stages does not promise it
+        fail(f"repeat({EPOCHS}) comes before shuffle() ({text}): the shuffle buffer then holds files of two epochs "
+             "at once, so a file can come out twice in one epoch and not at all in another. Shuffle first, then "
+             "repeat.")
+    if all(e == epochs[0] for e in epochs[1:]):
+        caches_after = [c for c in found["cache"] if c > found["shuffle"][0]]
+        if caches_after:
+            fail(f"every epoch came out in the same order: shuffle() comes before cache() ({text}), so the cache "
+                 "stores the first order and replays it. Shuffle after cache().")
+        fail(f"every epoch came out in the same order ({text}): the shuffle must draw a new order for each epoch.")
+    return epochs
+
+
 def _check_q1(answer: Any) -> str:
-    if isinstance(answer, tf.data.Dataset) or not callable(answer):
-        fail("pass your function that takes `source` and returns the dataset, without calling it.")
+    ds = answer_dataset(answer, "fixed")
+    chain = stage_chain(ds)
+    found = require_stages(chain, shuffle=True)
+    _check_shuffle_stage(chain, found)
     before = decode_calls()
-    values = batch_values(answer(exercise_source()))
+    values = batch_values(ds)
     runs = decode_calls() - before
-    check_content(values)
-    if runs > N_FILES:
-        fail(f"decode ran {runs} times for {N_FILES} files: the cache did not save the work. "
-             "Put cache() right after decode and before repeat().")
-    epochs = [np.floor(values[k * N_FILES:(k + 1) * N_FILES]).tolist() for k in range(EPOCHS)]
-    if epochs[0] == epochs[1] == epochs[2]:
-        fail("every epoch came out in the same order: shuffle after cache() (and before batch) to get a new "
-             "order each epoch.")
-    return f"decode ran {runs} times for {EPOCHS} epochs, each epoch has a new order and new augmentations."
+    check_content(values, found)
+    check_decode_runs(runs, chain, found)
+    epochs = _check_epochs(values, chain, found)
+    check_augmentation(values, chain, found)
+    return (f"decode ran {runs} times for {EPOCHS} epochs; each epoch holds every file once, in a new order "
+            f"(epoch 1 starts {epochs[0][:4]}, epoch 2 {epochs[1][:4]}), with new augmentations.")
 
 
 q1 = FunctionQuestion(
     "Exercise 1: the 2019 pipeline, fixed",
     _check_q1,
-    hints=["decode once: map(decode) then cache() then repeat(3).",
-           "shuffle and augment after the cache, then batch(4)."],
+    hints=["Decode once: map(ex.decode), then cache(), then repeat(3).",
+           "Shuffle between cache() and repeat(3), with a buffer of all 12 files, so every epoch draws a new order "
+           "and epochs never mix.",
+           "The augmentation comes after cache() and before batch(4)."],
     solution="""
     ex = tutor.checks.lesson08
 

@@ -15,7 +15,7 @@ in elements and in time), scores the prediction and says exactly what differs::
     q.check([3, 4, 5])     # Not yet: ... 5 is not in it, 2 is missing
 
 >>> q = PredictQuestion("first two", lambda: tf.data.Dataset.range(5), truth=lambda xs: xs[:2], ask="the first two ids")
->>> q.check([0, 1]).passed, q.check([1, 0]).message.endswith("in a different order.")
+>>> q.check([0, 1]).passed, "in a different order" in q.check([1, 0]).message
 (True, True)
 """
 from __future__ import annotations

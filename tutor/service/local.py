@@ -2,13 +2,17 @@
 
 >>> with LocalService(num_workers=2) as service:
 ...     ds = service.distribute(tf.data.Dataset.range(6), "distributed_epoch")
-...     sorted(ds.as_numpy_iterator())
+...     sorted(int(v) for v in ds.as_numpy_iterator())
 [0, 1, 2, 3, 4, 5]
 
 Re-running a notebook cell is safe: starting a service stops the one started
 earlier under the same ``name`` first, so ports never stay busy. The servers
-run in this Python process (on threads TensorFlow owns), exactly the programs a
-cluster would run on separate hosts.
+are the programs a cluster runs on separate hosts, but here they run in this
+Python process (on threads TensorFlow owns). One thing works only because of
+that: Python functions (``py_function``, ``numpy_function``,
+``from_generator``), which the tf.data service does not support, still run,
+because the workers find them in this process. :class:`tutor.service.ProcessService`
+runs the servers in another process, where they fail as on a cluster.
 """
 from __future__ import annotations
 
@@ -134,7 +138,14 @@ class LocalService:
         self.workers, self.dispatcher = [], None
 
     def stop(self) -> None:
-        """Stop the workers and the dispatcher and free their ports. Safe to call twice."""
+        """Stop the workers and the dispatcher and free their ports. Safe to call twice.
+
+        A worker cannot stop while it runs a pipeline that never produces an
+        element (a ``filter`` that never matches on an endless ``repeat()``):
+        TensorFlow's stop call then waits forever, holding Python. So never
+        send such a pipeline through a service you will stop; tutor's checkers
+        refuse to.
+        """
         self._stop_servers()
         if LocalService._running.get(self.name) is self:
             del LocalService._running[self.name]
@@ -209,7 +220,13 @@ def tag_producer(dataset: tf.data.Dataset) -> tf.data.Dataset:
     fresh token (from a Python counter) and keeps it. A worker runs one
     iterator per job, so within a job a token stands for a worker.
 
-    >>> list(tag_producer(tf.data.Dataset.range(2)).map(lambda x, t: x).as_numpy_iterator())
+    Local only: the token comes from ``tf.py_function``, and the tf.data
+    service does not support Python functions. It works with
+    :class:`LocalService` because those workers run in this process, where the
+    function is registered; a worker in another process
+    (:class:`tutor.service.ProcessService`, or a cluster) fails to find it.
+
+    >>> [int(x) for x in tag_producer(tf.data.Dataset.range(2)).map(lambda x, t: x).as_numpy_iterator()]
     [0, 1]
     """
     require_dataset(dataset, "tag_producer")

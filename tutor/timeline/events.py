@@ -42,18 +42,8 @@ def union_length(starts: np.ndarray, ends: np.ndarray) -> float:
     >>> union_length(np.array([0.0, 1.0, 5.0]), np.array([2.0, 3.0, 6.0]))
     4.0
     """
-    if len(starts) == 0:
-        return 0.0
-    order = np.argsort(starts, kind="stable")
-    total, cur_start, cur_end = 0.0, float(starts[order[0]]), float(ends[order[0]])
-    for i in order[1:]:
-        s, e = float(starts[i]), float(ends[i])
-        if s > cur_end:
-            total += cur_end - cur_start
-            cur_start, cur_end = s, e
-        else:
-            cur_end = max(cur_end, e)
-    return total + cur_end - cur_start
+    merged_starts, merged_ends = merge_intervals(starts, ends)
+    return float(np.sum(merged_ends - merged_starts))
 
 
 def merge_intervals(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -77,6 +67,8 @@ def merge_intervals(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, n
 def overlap_length(a_starts, a_ends, b_starts, b_ends) -> float:
     """Length of (union of intervals A) intersected with (union of intervals B).
 
+    For two unions, ``|A and B| = |A| + |B| - |A or B|``: three merges, no loop.
+
     >>> overlap_length([0.0, 4.0], [2.0, 6.0], [1.0], [5.0])
     2.0
     """
@@ -84,14 +76,8 @@ def overlap_length(a_starts, a_ends, b_starts, b_ends) -> float:
     b0, b1 = merge_intervals(b_starts, b_ends)
     if len(a0) == 0 or len(b0) == 0:
         return 0.0
-    # every A interval against the B intervals that can touch it (B is sorted and disjoint)
-    lo = np.searchsorted(b1, a0, side="right")
-    hi = np.searchsorted(b0, a1, side="left")
-    total = 0.0
-    for i in np.flatnonzero(hi > lo):
-        s, e = b0[lo[i]:hi[i]], b1[lo[i]:hi[i]]
-        total += float(np.sum(np.minimum(e, a1[i]) - np.maximum(s, a0[i])))
-    return total
+    both = union_length(np.concatenate([a0, b0]), np.concatenate([a1, b1]))
+    return max(float(np.sum(a1 - a0) + np.sum(b1 - b0)) - both, 0.0)
 
 
 class Timeline:
@@ -213,13 +199,35 @@ class Timeline:
     # ------------------------------------------------ who holds the time
     def own_time_pieces(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(row, start, end)``: each event's own time, the event minus the time its children
-        (events whose :attr:`parent` it is) ran; without children, the whole event."""
+        (events whose :attr:`parent` it is) ran; without children, the whole event.
+
+        Computed once per timeline (it is read by several properties).
+        """
+        if getattr(self, "_own_pieces", None) is None:
+            self._own_pieces = self._compute_own_time_pieces()
+        return self._own_pieces
+
+    def _compute_own_time_pieces(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         ev, parent = self.events, self.parent
-        kids: dict[int, list[int]] = {}
-        for i in np.flatnonzero(parent >= 0).tolist():
-            kids.setdefault(int(parent[i]), []).append(i)
-        plain = np.array([i for i in range(len(ev)) if i not in kids], dtype=np.int64)
+        has_parent = np.flatnonzero(parent >= 0)
+        counts = np.bincount(parent[has_parent], minlength=len(ev)) if len(has_parent) else np.zeros(len(ev), int)
+        plain = np.flatnonzero(counts == 0)
         rows, starts, ends = [plain], [ev["start"][plain]], [ev["end"][plain]]
+        # One child (the usual case: a GetNext that calls its input's GetNext): two gaps, vectorized.
+        single = has_parent[counts[parent[has_parent]] == 1]
+        if len(single):
+            p = parent[single]
+            s0, e0 = ev["start"][p], ev["end"][p]
+            cs, ce = np.clip(ev["start"][single], s0, e0), np.clip(ev["end"][single], s0, e0)
+            for gs, ge in ((s0, cs), (ce, e0)):
+                keep = ge > gs
+                rows.append(p[keep])
+                starts.append(gs[keep])
+                ends.append(ge[keep])
+        # Several children: merge them first.
+        kids: dict[int, list[int]] = {}
+        for i in has_parent[counts[parent[has_parent]] > 1].tolist():
+            kids.setdefault(int(parent[i]), []).append(i)
         for p, children in kids.items():
             s0, e0 = float(ev["start"][p]), float(ev["end"][p])
             ks, ke = merge_intervals(np.clip(ev["start"][children], s0, e0), np.clip(ev["end"][children], s0, e0))
@@ -228,7 +236,8 @@ class Timeline:
             rows.append(np.full(int(keep.sum()), p, dtype=np.int64))
             starts.append(gs[keep])
             ends.append(ge[keep])
-        return np.concatenate(rows), np.concatenate(starts), np.concatenate(ends)
+        return (np.concatenate(rows).astype(np.int64), np.concatenate(starts).astype(float),
+                np.concatenate(ends).astype(float))
 
     @property
     def stage_self_time(self) -> dict[str, float]:

@@ -102,7 +102,7 @@ class Pipeline:
         work of the ``name`` stage.
 
         >>> pipe = Pipeline.from_generator(lambda: iter(range(3)), tf.TensorSpec((), tf.int64))
-        >>> list(pipe.build().as_numpy_iterator())
+        >>> [int(v) for v in pipe.build().as_numpy_iterator()]
         [0, 1, 2]
         """
         if not callable(generator):
