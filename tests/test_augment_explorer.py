@@ -1,4 +1,4 @@
-"""augment_explorer: controls drive a real rotation, and a redraw is fast."""
+"""augment_explorer: controls drive a real rotation, and a redraw only swaps what changed."""
 import numpy as np
 import pytest
 
@@ -36,15 +36,20 @@ def test_paths_agree_in_the_explorer():
     assert np.array_equal(per_element, ex.display.images)
 
 
-def test_redraw_reuses_the_artists_and_is_fast():
+def test_redraw_swaps_pixels_and_reuses_the_rest_of_the_picture():
     ex = augment_explorer(digits_like())
     first = ex.figure.axes[0].images[0]
-    times = []
-    for seed in range(1, 6):
+    ex.controls["seed"].value = 1  # the first such frame saves the static layer
+    full, frames, png = ex.canvas.full_frames, ex.canvas.frames, ex.image.value
+    for seed in range(2, 6):
         ex.controls["seed"].value = seed
-        times.append(ex.last_render_seconds)
-    assert ex.figure.axes[0].images[0] is first  # data swapped, not rebuilt
-    assert np.median(times) < 0.3 * 3  # issue target 0.3 s; slack for a loaded CI machine
+        assert ex.image.value != png  # a new picture every time ...
+        png = ex.image.value
+    assert ex.figure.axes[0].images[0] is first  # ... from the same artists, with new data
+    assert np.array_equal(first.get_array(), ex.display.images[0][..., 0] if ex.display.images.ndim == 4
+                          else ex.display.images[0])
+    assert ex.canvas.frames == frames + 4 and ex.canvas.full_frames == full  # nothing else was drawn again
+    assert [a.get_title() for a in ex.figure.axes] == ex.display.titles
 
 
 def test_bad_input():

@@ -66,3 +66,37 @@ def test_bad_inputs():
         BatchOrderDisplay.from_pipeline(tf.data.Dataset.range(3))
     with pytest.raises(ValueError, match="max_batches"):
         BatchOrderDisplay.from_dataset(tf.data.Dataset.range(3), max_batches=0)
+
+
+def test_replot_reuses_the_artists_and_matches_a_fresh_plot():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    first = BatchOrderDisplay.from_pipeline(lambda ds: ds.repeat(3).batch(4), n_elements=10).plot(ax=ax)
+    again = BatchOrderDisplay.from_pipeline(lambda ds: ds.batch(3).repeat(2), n_elements=10).replot(first)
+    assert again.cells_ is first.cells_ and again.ax_ is ax  # the same artists, new data
+    assert len(again.cells_.get_paths()) == 20
+    assert [t.get_text() for t in again.texts_] == [str(i) for i in again.order.tolist()]
+    visible = [t.get_text() for t in ax.texts if t.get_visible()]
+    assert visible.count("3 (1)") == 1 and "7 (2)" not in visible  # the old row labels are gone
+    fresh = BatchOrderDisplay.from_pipeline(lambda ds: ds.batch(3).repeat(2), n_elements=10).plot()
+    assert [tuple(c) for c in again.cells_.get_facecolors()] == [tuple(c) for c in fresh.cells_.get_facecolors()]
+    plt.close("all")
+
+
+def test_empty_result_draws_a_note_instead_of_cells():
+    disp = BatchOrderDisplay.from_dataset(tf.data.Dataset.range(10).batch(12, drop_remainder=True)).plot()
+    assert disp.batches == [] and len(disp.cells_.get_paths()) == 0
+    assert "nothing was emitted" in [t.get_text() for t in disp.ax_.texts]
+    assert "the pipeline emitted nothing" in disp.ax_.get_title("left")
+
+
+def test_cell_labels_fit_their_cells_when_rows_are_many():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3))
+    disp = BatchOrderDisplay.from_pipeline(lambda ds: ds.repeat(4).batch(1), n_elements=10).plot(ax=ax)
+    fig.canvas.draw()
+    row_height = ax.bbox.height / len(disp.batches)
+    assert all(t.get_window_extent().height <= row_height for t in disp.texts_)
+    plt.close(fig)

@@ -87,3 +87,25 @@ def test_bad_datasets():
         ShuffleDisplay.from_dataset(tf.data.Dataset.from_tensor_slices(["a", "b"]))
     with pytest.raises(TypeError, match="list of ShuffleDisplay"):
         ShuffleDisplay.compare(10)
+
+
+def test_summary_gives_each_epoch_on_its_own():
+    one = ShuffleDisplay.from_params(n_elements=100, buffer_size=1)
+    assert one.summary() == "Spearman ρ 1.00 (1 = order kept), 0 of 100 moved"
+    three = ShuffleDisplay.from_params(n_elements=100, buffer_size=10, epochs=3)
+    assert len(three.epoch_stats) == 3 and all(s["size"] == 100 for s in three.epoch_stats)
+    shown = three.summary().split("per epoch ")[1].split(" (")[0].split(", ")
+    assert [float(v) for v in shown] == pytest.approx([s["rank_correlation"] for s in three.epoch_stats], abs=0.006)
+    same = ShuffleDisplay.from_params(n_elements=20, buffer_size=20, epochs=2, reshuffle_each_iteration=False)
+    assert same.summary().endswith("every epoch in one order")
+    assert "Spearman ρ" in three.plot().ax_.get_title("left")
+
+
+def test_dots_grow_with_presentation_mode():
+    plain = ShuffleDisplay.from_params(n_elements=50, buffer_size=5).plot()
+    tutor.presentation(True)
+    try:
+        big = ShuffleDisplay.from_params(n_elements=50, buffer_size=5).plot()
+    finally:
+        tutor.presentation(False)
+    assert big.points_.get_sizes()[0] > plain.points_.get_sizes()[0]

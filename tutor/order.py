@@ -29,6 +29,9 @@ class BatchOrderDisplay(Display):
         True when reading stopped at the bound before the dataset ended.
     code : str, optional
         The pipeline as a line of code, shown above the picture.
+    note : str, optional
+        What the caller knows happened (for example why nothing came out);
+        the title shows it instead of the notes it works out itself.
 
     Attributes (after :meth:`plot`)
     ----------
@@ -50,16 +53,18 @@ class BatchOrderDisplay(Display):
         batched: bool = True,
         truncated: bool = False,
         code: str | None = None,
+        note: str | None = None,
     ):
         self.batches = [[int(i) for i in b] for b in batches]
         self.batched = bool(batched)
         self.truncated = bool(truncated)
         self.code = code
+        self.note = note
 
     # ----------------------------------------------------------------- compute
     @classmethod
     def from_dataset(
-        cls, dataset: tf.data.Dataset, *, max_batches: int = 50, code: str | None = None
+        cls, dataset: tf.data.Dataset, *, max_batches: int = 50, code: str | None = None, note: str | None = None
     ) -> "BatchOrderDisplay":
         """Read up to ``max_batches`` batches of integer ids from ``dataset``.
 
@@ -72,7 +77,7 @@ class BatchOrderDisplay(Display):
         batched = dataset.element_spec.shape.rank == 1
         result = read(dataset, max_elements=max_batches, where="BatchOrderDisplay.from_dataset")
         rows = [np.atleast_1d(value).tolist() for value in result.elements]
-        return cls(rows, batched=batched, truncated=result.more, code=code)
+        return cls(rows, batched=batched, truncated=result.more, code=code, note=note)
 
     @classmethod
     def from_pipeline(
@@ -130,58 +135,125 @@ class BatchOrderDisplay(Display):
 
     # -------------------------------------------------------------------- draw
     def plot(self, *, ax=None, title: str | None = None) -> "BatchOrderDisplay":
-        """Draw the batches as rows of labelled cells, coloured by epoch; returns ``self``."""
-        from matplotlib.collections import PatchCollection
-        from matplotlib.patches import Patch, Rectangle
+        """Draw the batches as rows of labelled cells, coloured by epoch; returns ``self``.
 
-        rows = self.batches if self.batched else [self.order.tolist()]
-        epochs = self.epochs if self.batched else [epochs_of(self.order).tolist()]
+        Cell labels are sized to fit the cells, so many short rows stay readable.
+        """
+        from matplotlib.collections import PatchCollection
+
+        rows, _ = self._rows()
         width = max([len(r) for r in rows] + [1])
         fig, ax = new_axes(ax, (min(max(5.0, 1.6 + 0.55 * width), 14), min(max(2.2, 1.2 + 0.42 * len(rows)), 9)))
-        boxes, colours, texts = [], [], []
-        for r, (row, row_epochs) in enumerate(zip(rows, epochs)):
-            for c, (element, epoch) in enumerate(zip(row, row_epochs)):
-                boxes.append(Rectangle((c, r), 0.94, 0.88))
-                colours.append(style.color(epoch))
-                texts.append(ax.text(c + 0.47, r + 0.44, str(element), ha="center", va="center", fontsize=9))
+        self.ax_, self.figure_ = ax, fig
         # One collection for all cells: far faster to draw than one patch each.
-        cells = ax.add_collection(PatchCollection(boxes, facecolors=colours, edgecolors="black", linewidths=0.6))
-        ax.set_xlim(-0.1, width + 0.1)
-        ax.set_ylim(len(rows) + 0.05, -0.1)
+        self.cells_ = ax.add_collection(PatchCollection([], edgecolors="black", linewidths=0.6))
+        self._pools = {"cells": [], "rows": [], "columns": []}
+        self._epoch_count = None
         # Row and column numbers are plain texts rather than axis ticks: they look the same and
         # draw several times faster, which keeps the explorers quick.
         ax.set_xticks([])
         ax.set_yticks([])
-        small = {"fontsize": "small", "clip_on": False}
-        for c in range(width):
-            ax.text(c + 0.47, len(rows) + 0.1, str(c), ha="center", va="top", **small)
-        if self.batched:
-            ax.set_xlabel("position inside the batch", labelpad=14)
-            ax.set_ylabel("batch, in the order emitted (size)", labelpad=30)
-            for r, b in enumerate(rows):
-                ax.text(-0.12, r + 0.44, f"{r} ({len(b)})", ha="right", va="center", **small)
-        else:
-            ax.set_xlabel("step (one element per step: nothing is batched)", labelpad=14)
-            ax.set_ylabel("")
         ax.tick_params(length=0)
         for side in ("top", "right", "bottom", "left"):
             ax.spines[side].set_visible(False)
-        n_epochs = max([max(e) for e in epochs if e] + [0]) + 1
-        handles = [Patch(facecolor=style.color(e), edgecolor="black", label=f"epoch {e + 1}") for e in range(n_epochs)]
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-        if title is None:
-            title = self.default_title()
-        ax.set_title(title, loc="left")
-        self.ax_, self.figure_, self.cells_, self.texts_ = ax, fig, cells, texts
+        if self.batched:
+            ax.set_xlabel("position inside the batch", labelpad=14)
+            ax.set_ylabel("batch, in the order emitted (size)", labelpad=30)
+        else:
+            ax.set_xlabel("step (one element per step: nothing is batched)", labelpad=14)
+            ax.set_ylabel("")
+        self._note = ax.text(0.5, 0.5, "", transform=ax.transAxes, ha="center", va="center", color="#555555")
+        self._fill(title)
         return self
 
+    def replot(self, previous: "BatchOrderDisplay", *, title: str | None = None) -> "BatchOrderDisplay":
+        """Draw in place of ``previous`` (drawn before, in a figure an explorer owns), reusing its artists.
+
+        Cells, labels and limits change in place; the axes are cleared and
+        drawn anew only when ``previous`` was drawn otherwise (batched or not).
+        """
+        if previous.batched != self.batched or not hasattr(previous, "_pools"):
+            ax = previous.ax_
+            ax.clear()
+            return self.plot(ax=ax, title=title)
+        self.ax_, self.figure_, self.cells_ = previous.ax_, previous.figure_, previous.cells_
+        self._pools, self._note, self._epoch_count = previous._pools, previous._note, previous._epoch_count
+        self._fill(title)
+        return self
+
+    def _rows(self) -> tuple[list, list]:
+        if self.batched:
+            return self.batches, self.epochs
+        return ([self.order.tolist()], [epochs_of(self.order).tolist()]) if self.batches else ([], [])
+
+    def _fill(self, title: str | None) -> None:
+        """Put the cells, their labels, the row and column numbers and the legend in place."""
+        import matplotlib as mpl
+        from matplotlib.patches import Patch, Rectangle
+
+        ax, (rows, epochs) = self.ax_, self._rows()
+        width, height = max([len(r) for r in rows] + [1]), max(len(rows), 1)
+        ax.set_xlim(-0.1, width + 0.1)
+        ax.set_ylim(height + 0.05, -0.1)
+        to_points = 72.0 / self.figure_.dpi
+        cell_w, cell_h = ax.bbox.width / width * to_points, ax.bbox.height / height * to_points
+        digits = max([len(str(i)) for r in rows for i in r] + [1])
+        base = mpl.rcParams["font.size"]
+        size = max(min(0.9 * base, 0.6 * cell_h, 1.4 * cell_w / digits), 4.0)
+        boxes, colours, labels = [], [], []
+        for r, (row, row_epochs) in enumerate(zip(rows, epochs)):
+            for c, (element, epoch) in enumerate(zip(row, row_epochs)):
+                colours.append(style.color(epoch))
+                # An explicit colour: a patch left to the default looks it up in the colour cycle, slowly.
+                boxes.append(Rectangle((c, r), 0.94, 0.88, facecolor=colours[-1]))
+                labels.append((c + 0.47, r + 0.44, str(element)))
+        self.cells_.set_paths(boxes)
+        self.cells_.set_facecolor(colours)
+        self.texts_ = self._show("cells", labels, size, ha="center", va="center")
+        small = 0.8 * base
+        row_step = max(1, -(-int(1.4 * small) // max(int(cell_h), 1)))  # label every row that has room
+        row_labels = [(-0.12, r + 0.44, f"{r} ({len(b)})") for r, b in enumerate(rows) if r % row_step == 0]
+        self._show("rows", row_labels if self.batched else [], small, ha="right", va="center", clip_on=False)
+        self._show("columns", [(c + 0.47, height + 0.1, str(c)) for c in range(width) if rows], small,
+                   ha="center", va="top", clip_on=False)
+        self._note.set_text("" if rows else "nothing was emitted")
+        n_epochs = max([max(e) for e in epochs if e] + [0]) + 1
+        if n_epochs != self._epoch_count:
+            handles = [Patch(facecolor=style.color(e), edgecolor="black", label=f"epoch {e + 1}") for e in range(n_epochs)]
+            ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+            self._epoch_count = n_epochs
+        ax.set_title(self.default_title() if title is None else title, loc="left")
+
+    def _show(self, pool: str, labels: list, size: float, **props) -> list:
+        """Show ``labels`` ``(x, y, text)`` with the texts of one pool, making more when it is short."""
+        texts = self._pools[pool]
+        while len(texts) < len(labels):
+            texts.append(self.ax_.text(0, 0, "", **props))
+        for text, (x, y, label) in zip(texts, labels):
+            text.set_position((x, y))
+            text.set_text(label)
+            text.set_fontsize(size)
+            text.set_visible(True)
+        for text in texts[len(labels):]:
+            text.set_visible(False)
+        return texts[: len(labels)]
+
     def default_title(self) -> str:
-        """The code line, then what to notice: mixed epochs, short batches, a truncated stream."""
+        """The code line, then :attr:`note` when given, else :meth:`notes`."""
         head = self.code or ("rows are batches; colour = epoch" if self.batched else "one element per step")
+        second = self.note or self.notes()
+        return f"{head}\n{second}" if second else head
+
+    def notes(self) -> str:
+        """What to notice in the batches: mixed epochs, short batches, a truncated stream, or that nothing came out.
+
+        >>> BatchOrderDisplay.from_pipeline(lambda ds: ds.batch(4)).notes()
+        '1 short batch(es)'
+        """
         if not self.batches:
-            return head + "\nthe pipeline emitted nothing"
+            return "the pipeline emitted nothing"
         if not self.batched:
-            return head
+            return ""
         sizes = self.batch_sizes
         notes = []
         if self.mixed_batches:
@@ -191,4 +263,4 @@ class BatchOrderDisplay(Display):
             notes.append(f"{len(short)} short batch(es)")
         if self.truncated:
             notes.append(f"first {len(sizes)} batches of an endless stream")
-        return head + ("\n" + ", ".join(notes) if notes else "\nevery batch full, no epoch mixing")
+        return ", ".join(notes) if notes else "every batch full, no epoch mixing"

@@ -79,6 +79,65 @@ def shuffle_stats(order: Sequence[int], n_elements: int | None = None) -> dict[s
     }
 
 
+def epoch_stats(order: Sequence[int], n_elements: int | None = None) -> list[dict[str, float]]:
+    """:func:`shuffle_stats` of each epoch on its own, plus whether it repeats epoch 1's order.
+
+    Statistics over a whole repeated stream mix two things: how well each
+    epoch is shuffled, and the fact that epoch 2 comes after epoch 1 (which
+    makes the correlation with the input order rise with every epoch). Per
+    epoch, each element's input position is its id and its output position
+    is its place inside that epoch's share of the stream.
+
+    Returns one dict per epoch: the keys of :func:`shuffle_stats`, plus
+    ``moved`` (how many elements left their place), ``size`` (elements in
+    that epoch) and ``same_as_first`` (True when the epoch repeats epoch 1's order).
+
+    >>> [e["same_as_first"] for e in epoch_stats([1, 0, 2, 1, 0, 2])]
+    [True, True]
+    >>> epoch_stats([0, 2, 1])[0]["moved"]
+    2
+    >>> epoch_stats([0, 1, 2, 2, 1, 0])[1]["rank_correlation"]
+    -1.0
+    """
+    order = _as_order(order, "epoch_stats")
+    epochs = epochs_of(order)
+    first = order[epochs == 0]
+    result = []
+    for e in range(int(epochs.max()) + 1):
+        part = order[epochs == e]
+        stats = shuffle_stats(part, n_elements)
+        stats["moved"] = int((part != np.arange(part.size)).sum())  # input position = id, as in shuffle_stats
+        stats["size"] = int(part.size)
+        stats["same_as_first"] = bool(part.size == first.size and np.array_equal(part, first))
+        result.append(stats)
+    return result
+
+
+def format_correlation(value: float, *, changed: bool = True, decimals: int = 2) -> str:
+    """``value`` with at least ``decimals`` decimals, and more where needed so that a changed order never reads as 1 or -1.
+
+    A single swap among 100 elements has a Spearman correlation of 0.99999;
+    at two decimals it would print as 1.00, as if nothing had moved.
+    ``changed=False`` (the order is the input order) prints the exact value.
+
+    >>> format_correlation(0.9999879998, changed=True)
+    '0.99999'
+    >>> format_correlation(1.0, changed=False)
+    '1.00'
+    >>> format_correlation(0.42)
+    '0.42'
+    """
+    value = float(value)
+    if not changed:
+        return f"{value:.{decimals}f}"
+    for places in range(decimals, 13):
+        text = f"{value:.{places}f}"
+        if abs(float(text)) < 1.0:
+            return text
+    # A correlation of exactly +-1 with a changed order: a permutation that only looks ordered (e.g. ties).
+    return f"{value:.{decimals}f}"
+
+
 def spearman(a: Sequence[float], b: Sequence[float]) -> float:
     """Spearman rank correlation of two equal-length sequences (ties averaged).
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 
 import pytest
 
+import explorer_page
 import harness
 
 REQUESTED = os.environ.get("TUTOR_BROWSER_TESTS") == "1"
@@ -57,6 +59,52 @@ def lab_server():
 @pytest.fixture(scope="session")
 def notebook_server():
     yield from _server("notebook")
+
+
+def _explorer_notebooks(front: str, workdir):
+    import test_explorer_layout as layout
+
+    source = workdir / "source"
+    source.mkdir()
+    for case in layout.CASES:
+        if case.front == front:
+            explorer_page.explorer_notebook(source / f"{layout.notebook_name(case)}.ipynb", case.module, case.name,
+                                            presentation=case.presentation, display=front == "classic")
+    return source
+
+
+@pytest.fixture(scope="session")
+def explorer_server():
+    """JupyterLab (ipywidgets 8) on scratch notebooks that each show one explorer (see test_explorer_layout.py)."""
+    workdir = harness.new_workdir("tutor-browser-explorers-")
+    server = harness.start_server("lab", _explorer_notebooks("lab", workdir), workdir)
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def classic_server():
+    """The classic Notebook UI served from the Colab-stack environment: ipywidgets 7.7.1, kernel and front end."""
+    import test_explorer_layout as layout
+
+    python = layout.COLAB_PYTHON
+    if not python.exists():
+        pytest.skip("the Colab-stack environment is missing: run `make colab-env`")
+    found = subprocess.run([str(python), "-c", "import nbclassic, ipywidgets; print(ipywidgets.__version__)"],
+                           capture_output=True, text=True)
+    if found.returncode:
+        pytest.skip("the Colab-stack environment has no nbclassic (the ipywidgets 7 front end runs there): "
+                    f"{python} -m pip install nbclassic")
+    workdir = harness.new_workdir("tutor-browser-classic-")
+    server = harness.start_server("nbclassic", _explorer_notebooks("classic", workdir), workdir, python=python)
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 @pytest.fixture

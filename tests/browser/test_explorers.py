@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+import explorer_page
 import harness
 
 
@@ -20,9 +21,9 @@ def test_lesson_explorers_in_jupyterlab(lesson, lab_server, page):
     assert calls, f"{lesson} should show an explorer but calls no *_explorer(...)"
 
     harness.run_lesson(page, lab_server, lesson)
-    explorers = harness.explorers(page)
+    explorers = explorer_page.explorers(page)
     count = explorers.count()
     assert count >= 1, f"{lesson}: the code calls {calls} but no explorer is on the page"
     for index in range(count):
-        harness.exercise_explorer(page, explorers.nth(index), f"{lesson}-explorer{index + 1}")
+        explorer_page.exercise_explorer(page, explorers.nth(index), f"{lesson}-explorer{index + 1}")
     assert not [m for m in page.console_errors if "widget" in m.lower()], page.console_errors

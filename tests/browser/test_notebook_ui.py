@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+import explorer_page
 import harness
 
 LESSON = os.environ.get("TUTOR_NOTEBOOK7_LESSON", "03_shuffle")  # override only while developing
@@ -14,8 +15,8 @@ def test_shuffle_lesson_in_notebook7(notebook_server, page):
     if not (harness.notebooks_dir() / f"{LESSON}.ipynb").exists():
         pytest.skip(f"notebooks/{LESSON}.ipynb does not exist yet")
     harness.run_lesson(page, notebook_server, LESSON)
-    explorers = harness.explorers(page)
+    explorers = explorer_page.explorers(page)
     assert explorers.count() >= 1, f"{LESSON}: no explorer on the Notebook 7 page"
     # Dragged with the mouse: Notebook 7's command-mode shortcuts take ArrowLeft/ArrowRight
     # (heading navigation) before a focused ipywidgets slider sees them.
-    harness.exercise_explorer(page, explorers.first, f"{LESSON}-notebook7", mouse=True)
+    explorer_page.exercise_explorer(page, explorers.first, f"{LESSON}-notebook7", mouse=True)

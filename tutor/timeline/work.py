@@ -40,7 +40,7 @@ def sleep_work(seconds: float) -> Callable:
     """A map function that sleeps ``seconds`` (releasing the GIL), then returns its input.
 
     >>> ds = tf.data.Dataset.range(3).map(sleep_work(0.001))
-    >>> list(ds.as_numpy_iterator())
+    >>> [int(v) for v in ds.as_numpy_iterator()]
     [0, 1, 2]
     """
     seconds = require_seconds(seconds, "seconds", "sleep_work", maximum=10)
@@ -80,7 +80,7 @@ def python_busy_work(seconds: float) -> Callable:
     """A map function that computes in pure Python for ``seconds`` (holding the GIL).
 
     >>> ds = tf.data.Dataset.range(2).map(python_busy_work(0.001))
-    >>> list(ds.as_numpy_iterator())
+    >>> [int(v) for v in ds.as_numpy_iterator()]
     [0, 1]
     """
     seconds = require_seconds(seconds, "seconds", "python_busy_work", maximum=10)
@@ -91,7 +91,7 @@ def tf_busy_work(repeats: int = 20, size: int = 96) -> Callable:
     """A map function doing ``repeats`` TensorFlow matrix products of ``size`` x ``size`` (no Python, no GIL).
 
     >>> ds = tf.data.Dataset.range(2).map(tf_busy_work(2, 8))
-    >>> list(ds.as_numpy_iterator())
+    >>> [int(v) for v in ds.as_numpy_iterator()]
     [0, 1]
     """
     repeats = require_positive_int(repeats, "repeats", "tf_busy_work")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import html
+from typing import Callable, NamedTuple
 
 import ipywidgets as widgets
 import tensorflow as tf
@@ -9,84 +10,136 @@ import tensorflow as tf
 from ..order import BatchOrderDisplay
 from ._base import Explorer, int_slider
 
-#: stage order -> (pipeline, code template). b=batch_size, r=count, d=drop_remainder, s=seed, k=buffer_size
+
+class Order(NamedTuple):
+    """One stage order: how to build it, its code, and what it feeds into ``batch()``."""
+
+    build: Callable  # (ds, b, r, d, s, k) -> dataset; b=batch_size, r=count, d=drop_remainder, s=seed, k=buffer_size
+    template: str
+    shuffles: bool
+    repeat_before_batch: bool
+
+
+#: The dropdown's labels are the pipeline's own code; the readout shows it with the current values.
 ORDERS = {
-    "batch→repeat": (
+    "ds.batch().repeat()": Order(
         lambda ds, b, r, d, s, k: ds.batch(b, drop_remainder=d).repeat(r),
-        "ds.batch({b}, drop_remainder={d}).repeat({r})",
-    ),
-    "repeat→batch": (
+        "ds.batch({b}, drop_remainder={d}).repeat({r})", False, False),
+    "ds.repeat().batch()": Order(
         lambda ds, b, r, d, s, k: ds.repeat(r).batch(b, drop_remainder=d),
-        "ds.repeat({r}).batch({b}, drop_remainder={d})",
-    ),
-    "shuffle→batch→repeat": (
+        "ds.repeat({r}).batch({b}, drop_remainder={d})", False, True),
+    "ds.shuffle().batch().repeat()": Order(
         lambda ds, b, r, d, s, k: ds.shuffle(k, seed=s).batch(b, drop_remainder=d).repeat(r),
-        "ds.shuffle({k}, seed={s}).batch({b}, drop_remainder={d}).repeat({r})",
-    ),
-    "batch→shuffle": (
+        "ds.shuffle({k}, seed={s}).batch({b}, drop_remainder={d}).repeat({r})", True, False),
+    "ds.batch().shuffle().repeat()": Order(
         lambda ds, b, r, d, s, k: ds.batch(b, drop_remainder=d).shuffle(k, seed=s).repeat(r),
-        "ds.batch({b}, drop_remainder={d}).shuffle({k}, seed={s}).repeat({r})",
-    ),
-    "repeat→shuffle": (
+        "ds.batch({b}, drop_remainder={d}).shuffle({k}, seed={s}).repeat({r})", True, False),
+    "ds.repeat().shuffle().batch()": Order(
         lambda ds, b, r, d, s, k: ds.repeat(r).shuffle(k, seed=s).batch(b, drop_remainder=d),
-        "ds.repeat({r}).shuffle({k}, seed={s}).batch({b}, drop_remainder={d})",
-    ),
+        "ds.repeat({r}).shuffle({k}, seed={s}).batch({b}, drop_remainder={d})", True, True),
 }
+
+#: Names of earlier versions, still accepted as ``order=``.
+ALIASES = {"batch→repeat": "ds.batch().repeat()", "repeat→batch": "ds.repeat().batch()",
+           "shuffle→batch→repeat": "ds.shuffle().batch().repeat()", "batch→shuffle": "ds.batch().shuffle().repeat()",
+           "repeat→shuffle": "ds.repeat().shuffle().batch()"}
+
+
+def _order(order: str) -> str:
+    order = ALIASES.get(order, order)
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {list(ORDERS)}, got {order!r}.")
+    return order
 
 
 def pipeline_for(order: str, n_elements: int, batch_size: int, count: int, drop_remainder: bool, seed: int, buffer_size: int):
     """Build one of :data:`ORDERS` over ``Dataset.range(n_elements)``; returns ``(dataset, code)``.
 
-    >>> ds, code = pipeline_for("repeat→batch", 10, 7, 3, False, 0, 10)
+    >>> ds, code = pipeline_for("ds.repeat().batch()", 10, 7, 3, False, 0, 10)
     >>> code
     'ds = tf.data.Dataset.range(10)\\nds.repeat(3).batch(7, drop_remainder=False)'
     """
-    if order not in ORDERS:
-        raise ValueError(f"order must be one of {list(ORDERS)}, got {order!r}.")
-    build, template = ORDERS[order]
-    ds = build(tf.data.Dataset.range(n_elements), batch_size, count, drop_remainder, seed, buffer_size)
-    code = template.format(b=batch_size, r=count, d=drop_remainder, s=seed, k=buffer_size)
+    spec = ORDERS[_order(order)]
+    ds = spec.build(tf.data.Dataset.range(n_elements), batch_size, count, drop_remainder, seed, buffer_size)
+    code = spec.template.format(b=batch_size, r=count, d=drop_remainder, s=seed, k=buffer_size)
     return ds, f"ds = tf.data.Dataset.range({n_elements})\n{code}"
 
 
+def what_happened(disp: BatchOrderDisplay, values: dict, n_elements: int) -> str:
+    """One sentence on what the pipeline did with the elements: empty results and dropped elements explained.
+
+    >>> disp = BatchOrderDisplay([], code="ds.batch(12, drop_remainder=True).repeat(1)")
+    >>> what_happened(disp, dict(order="ds.batch().repeat()", batch_size=12, count=1, drop_remainder=True), 10)
+    'drop_remainder dropped every batch: batch_size=12 > the 10 elements that reach batch()'
+    """
+    spec = ORDERS[_order(values["order"])]
+    reaching = n_elements * (values["count"] if spec.repeat_before_batch else 1)
+    if not disp.batches:
+        if values["drop_remainder"] and values["batch_size"] > reaching:
+            return (f"drop_remainder dropped every batch: batch_size={values['batch_size']} > "
+                    f"the {reaching} elements that reach batch()")
+        return "the pipeline emitted nothing"
+    dropped = n_elements * values["count"] - len(disp.order)
+    if disp.truncated:
+        return f"the first {len(disp.batches)} batches"
+    if dropped > 0:
+        return f"drop_remainder dropped {dropped} of {n_elements * values['count']} elements (short batches)"
+    return disp.notes()
+
+
 def order_explorer(
-    n_elements: int = 10, batch_size: int = 4, count: int = 3, order: str = "repeat→batch", seed: int = 0
+    n_elements: int = 10, batch_size: int = 4, count: int = 3, order: str = "ds.repeat().batch()", seed: int = 0
 ) -> Explorer:
     """Batch size, repeat ``count``, ``drop_remainder`` and the stage order, drawn as rows of batches.
 
-    The pipeline's code line is shown above the picture.
+    The dropdown lists the pipelines as code; the full line with the current
+    values is in the readout. ``buffer_size`` and ``seed`` are greyed out for
+    the orders without a shuffle, and an empty result says why it is empty.
 
     >>> ex = order_explorer()
-    >>> ex.set(batch_size=7, count=3, order="batch→repeat").display.batch_sizes
+    >>> ex.set(batch_size=7, count=3, order="ds.batch().repeat()").display.batch_sizes
     [7, 3, 7, 3, 7, 3]
     """
+    order = _order(order)
     pipeline_for(order, n_elements, batch_size, count, False, seed, n_elements)  # validates early
     controls = {
         "batch_size": int_slider(batch_size, 1, 12, "batch_size"),
         "count": int_slider(count, 1, 4, "repeat count"),
         "drop_remainder": widgets.Checkbox(value=False, description="drop_remainder", style={"description_width": "initial"}),
-        "order": widgets.Dropdown(options=list(ORDERS), value=order, description="stage order"),
+        "order": widgets.Dropdown(options=list(ORDERS), value=order, description="pipeline",
+                                  style={"description_width": "initial"}),
         "buffer_size": int_slider(n_elements, 1, 3 * n_elements, "shuffle buffer_size"),
         "seed": int_slider(seed, 0, 20, "seed"),
     }
 
+    def applicable(change=None):
+        no_shuffle = not ORDERS[controls["order"].value].shuffles
+        controls["buffer_size"].disabled = controls["seed"].disabled = no_shuffle
+
+    controls["order"].observe(applicable, names="value")  # registered first: runs before the redraw
+    applicable()
+
     def compute(batch_size, count, drop_remainder, order, buffer_size, seed):
         ds, code = pipeline_for(order, n_elements, batch_size, count, drop_remainder, seed, buffer_size)
-        return BatchOrderDisplay.from_dataset(ds, max_batches=40, code=code.splitlines()[-1])
+        disp = BatchOrderDisplay.from_dataset(ds, max_batches=40, code=code.splitlines()[-1])
+        disp.note = what_happened(disp, dict(order=order, batch_size=batch_size, count=count,
+                                             drop_remainder=drop_remainder), n_elements)
+        return disp
 
-    def draw(disp, fig, previous):
-        rows = max(len(disp.batches), 1)
-        fig.set_size_inches(7.5, min(1.6 + 0.36 * rows, 9))
-        ax = fig.axes[0]
-        ax.clear()
-        # The code line is in the readout above the picture; a one-line title draws faster.
-        disp.plot(ax=ax, title=disp.default_title().splitlines()[-1])
+    def draw(disp, figure, previous):
+        title = disp.note  # one line; the code is in the readout
+        if previous is None:
+            disp.plot(ax=figure.axes[0], title=title)
+        else:
+            disp.replot(previous, title=title)
+        return None  # cells, labels and legend all move: a full draw
 
     def describe(disp, values):
         code = html.escape(disp.code)
-        sizes = ", ".join(map(str, disp.batch_sizes))
+        sizes = ", ".join(map(str, disp.batch_sizes)) or "none"
         mixed = len(disp.mixed_batches)
-        return f"<code>{code}</code><br>batch sizes: {sizes} &nbsp; batches mixing epochs: {mixed}"
+        return (f"<code>{code}</code><br><b>{html.escape(disp.note)}</b><br>"
+                f"batch sizes: {sizes}<br>batches mixing epochs: {mixed}")
 
-    explorer = Explorer(controls, compute, draw=draw, describe=describe, figsize=(7.5, 4.0), columns=3, name="order_explorer", margins={"right": 0.85})
-    return explorer
+    return Explorer(controls, compute, draw=draw, describe=describe, figsize=(7.5, 4.6), name="order_explorer",
+                    precompute=True)

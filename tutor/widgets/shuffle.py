@@ -1,16 +1,27 @@
-"""shuffle_explorer: move the buffer size and watch the order change."""
+"""shuffle_explorer: move the buffer size and watch the order change, epoch by epoch."""
 from __future__ import annotations
 
 import ipywidgets as widgets
 
+from .. import render
 from ..shuffle import ShuffleDisplay
+from ..stats import format_correlation
 from ._base import Explorer, int_slider
+
+TITLE = "Input id against output position"
+
+MEANING = ("Each epoch on its own. Spearman ρ: rank correlation of the output order with the input order "
+           "(1 = order kept, 0 = no trace of it). Earliest: the most places an element came out early "
+           "(at most buffer_size − 1).")
 
 
 def shuffle_explorer(n_elements: int = 100, buffer_size: int = 10, seed: int = 0, epochs: int = 1) -> Explorer:
     """Sliders for ``buffer_size``, ``seed`` and ``epochs`` plus the reshuffle toggle.
 
-    Every change runs ``Dataset.range(n_elements).shuffle(...).repeat(epochs)`` for real.
+    Every change runs ``Dataset.range(n_elements).shuffle(...).repeat(epochs)``
+    for real. The readout gives each epoch's statistics on its own
+    (:func:`tutor.stats.epoch_stats`); ``reshuffle_each_iteration`` is greyed
+    out while there is only one epoch, where it changes nothing.
 
     >>> ex = shuffle_explorer(n_elements=20)
     >>> ex.controls["buffer_size"].value = 1
@@ -27,16 +38,35 @@ def shuffle_explorer(n_elements: int = 100, buffer_size: int = 10, seed: int = 0
         ),
     }
 
+    def applicable(change=None):
+        controls["reshuffle_each_iteration"].disabled = controls["epochs"].value == 1
+
+    controls["epochs"].observe(applicable, names="value")  # registered first: runs before the redraw
+    applicable()
+
     def compute(buffer_size, seed, epochs, reshuffle_each_iteration):
         return ShuffleDisplay.from_params(n_elements=n_elements, buffer_size=buffer_size, seed=seed, epochs=epochs,
                                           reshuffle_each_iteration=reshuffle_each_iteration)
 
-    def describe(disp, values):
-        s = disp.stats
-        return (
-            f"<b>buffer_size={values['buffer_size']}</b>, seed={values['seed']}, epochs={values['epochs']}: "
-            f"Spearman {s['rank_correlation']:.2f}, max moved earlier {s['max_moved_earlier']}, "
-            f"mean move {s['mean_abs_displacement']:.1f}"
-        )
+    def draw(disp, figure, previous):
+        if previous is None:
+            disp.plot(ax=figure.axes[0], title=TITLE)
+            return None
+        disp.replot(previous, title=TITLE)
+        if disp.points_ is not previous.points_:  # the layout changed: replot drew everything anew
+            return None
+        return [disp.points_, disp.limit_, disp.ax_.get_legend()]
 
-    return Explorer(controls, compute, describe=describe, figsize=(7.5, 4.4), columns=2, name="shuffle_explorer")
+    def describe(disp, values):
+        code = (f"Dataset.range({n_elements}).shuffle(buffer_size={values['buffer_size']}, seed={values['seed']}, "
+                f"reshuffle_each_iteration={values['reshuffle_each_iteration']}).repeat({values['epochs']})")
+        rows = []
+        for e, s in enumerate(disp.epoch_stats):
+            rho = format_correlation(s["rank_correlation"], changed=s["moved"] > 0)
+            same = " (= epoch 1)" if e and s["same_as_first"] else ""
+            rows.append([f"{e + 1}{same}", rho, f"{s['moved']} of {s['size']}", s["max_moved_earlier"]])
+        table = render.table(rows, header=["epoch", "Spearman ρ", "moved", "earliest"])
+        return f"{render.code(code)}{table}<small>{render.escape(MEANING)}</small>"
+
+    return Explorer(controls, compute, draw=draw, describe=describe, figsize=(7.0, 4.4), name="shuffle_explorer",
+                    precompute=True)

@@ -1,0 +1,202 @@
+"""The explorers on a live page: where their parts are, whether they fit, and whether they answer.
+
+Shared by tests/browser/ and benchmarks/widgets.py. Nothing here is a test.
+Every explorer is a ``.tutor-explorer`` box: a ``.tutor-panel`` (controls,
+buttons, readout) beside a ``.tutor-picture`` holding the figure's <img>.
+"""
+from __future__ import annotations
+
+import re
+
+from harness import ARTIFACTS, ROOT
+
+
+def explorers(page, lab: bool = True):
+    """Locator of every explorer widget on the notebook shown (``lab=False``: the classic Notebook UI)."""
+    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .tutor-explorer" if lab else ".tutor-explorer")
+
+
+def explorer_parts(explorer):
+    """(slider handle, slider readout, explorer readout, image) of one explorer."""
+    slider = explorer.locator(".tutor-panel .widget-slider").first
+    handle = slider.locator(".noUi-handle, .ui-slider-handle, [role=slider]").first
+    slider_readout = slider.locator(".widget-readout").first
+    readout = explorer.locator(".tutor-panel > .widget-html").first
+    image = explorer.locator(".tutor-picture img").first
+    return handle, slider_readout, readout, image
+
+
+_SIZED_JS = """root => { const img = root.querySelector('.tutor-picture img');
+    const field = root.querySelector('.tutor-size input');
+    if (!img || !img.complete || !img.naturalWidth || !field || !field.value) return false;
+    const shown = img.getBoundingClientRect().width;
+    return Math.abs(img.naturalWidth - shown * devicePixelRatio) < 1.5; }"""
+
+
+def wait_until_sized(page, explorer, timeout_ms: int = 60_000) -> None:
+    """Wait until the page has told the kernel the picture's room and the picture came back at that size."""
+    page.wait_for_function(_SIZED_JS, arg=explorer.element_handle(), timeout=timeout_ms)
+
+
+_GEOMETRY_JS = """root => {
+    const box = el => { const r = el.getBoundingClientRect(); return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height}; };
+    const panel = root.querySelector('.tutor-panel');
+    const first = panel.firstElementChild;
+    const img = root.querySelector('.tutor-picture img');
+    return {viewport: {width: window.innerWidth, height: window.innerHeight}, dpr: window.devicePixelRatio,
+            first: box(first), image: box(img), natural: {width: img.naturalWidth, height: img.naturalHeight},
+            zoom: parseFloat(getComputedStyle(panel).zoom || '1'), size_field: root.querySelector('.tutor-size input').value};
+}"""
+
+
+def geometry(explorer) -> dict:
+    """Where the first control and the picture are, in CSS pixels, with the picture's natural size."""
+    return explorer.evaluate(_GEOMETRY_JS)
+
+
+def layout_problems(g: dict) -> list[str]:
+    """What is wrong with a :func:`geometry`: outside the viewport, stretched, or out of proportion."""
+    problems = []
+    vw, vh = g["viewport"]["width"], g["viewport"]["height"]
+    for name in ("first", "image"):
+        r = g[name]
+        if r["left"] < -0.5 or r["top"] < -0.5 or r["right"] > vw + 0.5 or r["bottom"] > vh + 0.5:
+            problems.append(f"the {name} {'control' if name == 'first' else 'picture'} is not inside the "
+                            f"{vw}x{vh} viewport: {r}")
+    shown, natural = g["image"], g["natural"]
+    if natural["width"] < shown["width"] * g["dpr"] - 0.5:
+        problems.append(f"the picture is upscaled: {natural['width']} pixels wide shown at {shown['width']:.1f} CSS "
+                        f"pixels x devicePixelRatio {g['dpr']}")
+    if natural["height"] and shown["height"]:
+        ratio = (natural["width"] / natural["height"]) / (shown["width"] / shown["height"])
+        if abs(ratio - 1) > 0.01:
+            problems.append(f"aspect ratio not kept: natural {natural}, shown {shown['width']:.1f}x{shown['height']:.1f}")
+    return problems
+
+
+def image_digest(image) -> dict:
+    """SHA-256 and size of the bytes behind an <img> (fetched from its blob/data URL in the page)."""
+    return image.evaluate(
+        """async img => { const data = await (await fetch(img.src)).arrayBuffer();
+                          const hash = await crypto.subtle.digest('SHA-256', data);
+                          return {src: img.src, size: data.byteLength,
+                                  sha256: Array.from(new Uint8Array(hash)).map(b => b.toString(16).padStart(2, '0')).join('')}; }"""
+    )
+
+
+def press_and_wait(page, handle, image, key: str, timeout_ms: int = 60_000) -> str:
+    """Focus the slider handle, press ``key``, and wait until the image src changes; returns the new src."""
+    before = image.get_attribute("src")
+    handle.focus()
+    page.keyboard.press(key)
+    page.wait_for_function("([img, before]) => img.src !== before", arg=[image.element_handle(), before], timeout=timeout_ms)
+    return image.get_attribute("src")
+
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def numbers_in(text: str) -> list[float]:
+    """Every number in ``text`` (a Unicode minus counts as a minus sign)."""
+    return [float(n) for n in _NUMBER.findall(text.replace("\u2212", "-"))]
+
+
+def _moved(before: list[float], after: list[float]) -> list[float]:
+    return [new for old, new in zip(before, after) if new != old]
+
+
+
+def drag_and_wait(page, handle, image, dx: float, timeout_ms: int = 60_000) -> str:
+    """Drag the slider handle ``dx`` pixels with the mouse and wait until the image src changes."""
+    before = image.get_attribute("src")
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + dx, y, steps=8)
+    page.mouse.up()
+    page.wait_for_function("([img, before]) => img.src !== before", arg=[image.element_handle(), before], timeout=timeout_ms)
+    return image.get_attribute("src")
+
+
+def exercise_explorer(page, explorer, label: str, *, mouse: bool = False) -> dict:
+    """Move an explorer's first slider with the keyboard (right, then back left) and check the figure follows.
+
+    Asserts that the <img> bytes change and that the slider readout and the
+    explorer's readout show the new value. Saves ``label-before.png`` and
+    ``label-after.png`` under test-artifacts/browser/. With ``mouse=True`` the
+    handle is dragged instead (Notebook 7 binds ArrowLeft/ArrowRight to
+    heading navigation in command mode, so a focused slider never gets them).
+    """
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    handle, slider_readout, readout, image = explorer_parts(explorer)
+    explorer.scroll_into_view_if_needed()
+    assert handle.count() == 1, f"{label}: no slider found in the explorer"
+    image.wait_for(state="visible")
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+    start_values = numbers_in(slider_readout.inner_text())  # one number, or two for a range slider
+    at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+    forward, back = ("ArrowLeft", "ArrowRight") if at_max else ("ArrowRight", "ArrowLeft")
+    explorer.screenshot(path=str(ARTIFACTS / f"{label}-before.png"))
+    before = image_digest(image)
+    before_readout = readout.inner_text()
+
+    if mouse:
+        drag_and_wait(page, handle, image, -40 if at_max else 40)
+    else:
+        press_and_wait(page, handle, image, forward)
+    moved_values = numbers_in(slider_readout.inner_text())
+    after = image_digest(image)
+    page.wait_for_function("([el, old]) => el.innerText !== old", arg=[readout.element_handle(), before_readout], timeout=30_000)
+    after_readout = readout.inner_text()
+    explorer.screenshot(path=str(ARTIFACTS / f"{label}-after.png"))
+    moved = _moved(start_values, moved_values)
+    assert moved, f"{label}: {forward} did not move the slider (still {start_values})"
+    assert after["sha256"] != before["sha256"], f"{label}: the image bytes did not change after {forward}"
+    missing = [v for v in moved if v not in numbers_in(after_readout)]
+    assert not missing, f"{label}: readout does not show the new value {missing}: {after_readout!r}"
+
+    if mouse:
+        return {"start": start_values, "moved": moved_values, "before": before, "after": after}
+    press_and_wait(page, handle, image, back)
+    back_values = numbers_in(slider_readout.inner_text())
+    page.wait_for_function("([el, old]) => el.innerText !== old", arg=[readout.element_handle(), after_readout], timeout=30_000)
+    back_digest = image_digest(image)
+    assert back_values == start_values, f"{label}: {back} did not bring the slider back to {start_values} ({back_values})"
+    assert back_digest["sha256"] != after["sha256"], f"{label}: the image bytes did not change after {back}"
+    missing = [v for v in _moved(moved_values, back_values) if v not in numbers_in(readout.inner_text())]
+    assert not missing, f"{label}: readout does not show {missing} again: {readout.inner_text()!r}"
+    return {"start": start_values, "moved": moved_values, "before": before, "after": after}
+
+
+# --------------------------------------------------------------------------- scratch notebooks of single explorers
+
+_EXPLORER_DEF = re.compile(r"^def (\w+_explorer)\(", re.MULTILINE)
+
+
+def explorer_names() -> list[tuple[str, str]]:
+    """``(module, function)`` of every ``*_explorer`` defined in tutor/widgets/ (new explorers are found by themselves)."""
+    found = []
+    for path in sorted((ROOT / "tutor" / "widgets").glob("*.py")):
+        if not path.name.startswith("_"):
+            found += [(path.stem, name) for name in _EXPLORER_DEF.findall(path.read_text(encoding="utf-8"))]
+    return found
+
+
+def explorer_notebook(path, module: str, name: str, *, presentation: bool = False, display: bool = False) -> None:
+    """A notebook that shows one explorer, with its default arguments, in or out of presentation mode.
+
+    The explorer is the cell's value, as in the lessons; ``display=True`` shows
+    it with ``display(ex)`` instead (nbclassic's ipywidgets 7 front end draws
+    widgets from ``display`` only).
+    """
+    import nbformat
+
+    show = "display(ex)" if display else "ex"
+    cells = [
+        nbformat.v4.new_code_cell(f"import tutor\nmode = tutor.presentation({presentation})"),
+        nbformat.v4.new_code_cell(f"from tutor.widgets.{module} import {name}\nex = {name}()\n{show}"),
+    ]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(nb, str(path))

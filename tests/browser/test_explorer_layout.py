@@ -1,0 +1,98 @@
+"""Every explorer in JupyterLab at 1280x720: it fits on the screen, its picture is sharp, and it answers a key.
+
+For each explorer found in tutor/widgets/ (a new one is picked up by itself),
+in normal and in presentation mode, on ipywidgets 8 in JupyterLab and, where
+``make colab-env`` built its environment (with nbclassic), on Colab's
+ipywidgets 7.7.1 with its own front end (the classic Notebook UI):
+
+* the first control and the whole picture are inside the viewport together;
+* the picture is not upscaled (natural width >= shown width x devicePixelRatio);
+* its aspect ratio is kept;
+* presentation mode zooms the control panel;
+* a key press on the first slider changes the picture (and it still fits).
+
+Screenshots of the whole window before and after the key press go to
+test-artifacts/browser/layout-*.png.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+import explorer_page
+import harness
+
+VIEWPORT = {"width": 1280, "height": 720}
+#: Python of the Colab-stack environment (``make colab-env``); TUTOR_IPYWIDGETS7_PYTHON points at another one.
+COLAB_PYTHON = Path(os.environ.get("TUTOR_IPYWIDGETS7_PYTHON", harness.ROOT / ".venv-colabtest" / "bin" / "python"))
+PRESENTATION_SCALE = 1.4  # tutor.style.PRESENTATION_SCALE (not imported: these tests load no TensorFlow)
+
+
+class Case(NamedTuple):
+    module: str
+    name: str
+    presentation: bool = False
+    dpr: float = 1.0
+    front: str = "lab"  # or "classic": ipywidgets 7.7.1 in the Colab-stack environment
+
+
+def _cases() -> list[Case]:
+    found = explorer_page.explorer_names()
+    cases = [Case(m, n, presentation=p) for m, n in found for p in (False, True)]
+    cases += [Case(m, n, dpr=2.0) for m, n in found if n == "shuffle_explorer"]  # a HiDPI screen
+    cases += [Case(m, n, front="classic") for m, n in found]
+    return cases
+
+
+CASES = _cases()
+
+
+def notebook_name(case: Case) -> str:
+    mode = "presentation" if case.presentation else "normal"
+    front = "" if case.front == "lab" else "-ipywidgets7"
+    return f"layout-{case.name}-{mode}-dpr{case.dpr:g}{front}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=notebook_name)
+def test_explorer_fits_the_screen_and_answers_a_key(case, request, browser):
+    label = notebook_name(case)
+    server = request.getfixturevalue("explorer_server" if case.front == "lab" else "classic_server")
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=case.dpr)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
+    try:
+        if case.front == "lab":
+            harness.run_lesson(page, server, label)
+        else:
+            harness.run_classic(page, server, label)
+        explorer = explorer_page.explorers(page, lab=case.front == "lab").first
+        explorer.evaluate("el => el.scrollIntoView({block: 'start'})")
+        explorer_page.wait_until_sized(page, explorer)
+        page.wait_for_timeout(300)  # let the scroll settle before measuring
+        before = explorer_page.geometry(explorer)
+        page.screenshot(path=str(harness.ARTIFACTS / f"{label}-before.png"))
+        assert not explorer_page.layout_problems(before), explorer_page.layout_problems(before)
+        assert before["zoom"] == pytest.approx(PRESENTATION_SCALE if case.presentation else 1.0), before["zoom"]
+
+        handle, _, _, image = explorer_page.explorer_parts(explorer)
+        at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+        digest = explorer_page.image_digest(image)
+        explorer_page.press_and_wait(page, handle, image, "ArrowLeft" if at_max else "ArrowRight")
+        explorer_page.wait_until_sized(page, explorer)
+        after = explorer_page.geometry(explorer)
+        page.screenshot(path=str(harness.ARTIFACTS / f"{label}-after.png"))
+        assert explorer_page.image_digest(image)["sha256"] != digest["sha256"], "the key press did not change the picture"
+        assert not explorer_page.layout_problems(after), explorer_page.layout_problems(after)
+        widget_errors = [e for e in errors if "widget" in e.lower() or "tutor" in e.lower()]
+        assert not widget_errors, widget_errors  # JupyterLab's own errors (kernel restarts) are not ours
+    except Exception:
+        harness.ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(harness.ARTIFACTS / f"FAILED-{label}.png"))
+        raise
+    finally:
+        context.close()
+        server.shutdown_kernels()

@@ -1,0 +1,100 @@
+"""How an explorer learns the size it is shown at, with nothing but standard ipywidgets.
+
+The picture must be drawn at the pixel size the browser shows it at (CSS pixels
+times ``devicePixelRatio``), so the kernel has to learn that size. Custom widget
+JavaScript needs a front-end extension, which Colab lacks; so each explorer
+carries two hidden standard widgets instead:
+
+* an ``HTML`` widget whose value holds a ``<style>`` block (the explorer's CSS,
+  presentation mode included) and an ``<img>`` whose ``onerror`` runs a small
+  script. ipywidgets 7 and 8 both set the HTML widget's value with
+  ``innerHTML``, so that script runs wherever the widget is shown;
+* a ``Text`` widget (class ``tutor-size``). The script watches the picture's
+  slot with a ``ResizeObserver`` and writes ``"width height dpr"`` into this
+  field's ``<input>``, firing the same ``input``/``change`` events a person's
+  typing fires, so the standard Text view sends the value to the kernel.
+
+``width`` is the slot's width and ``height`` the height of the notebook's
+scrolling area (both CSS pixels); ``dpr`` is the screen's device pixel ratio.
+Where nothing scrolls (Colab draws each output in its own frame), the height
+is estimated from the screen.
+"""
+from __future__ import annotations
+
+import html
+
+#: CSS class of the explorer's root, its control panel, its picture slot and the hidden size field.
+ROOT_CLASS, PANEL_CLASS, PICTURE_CLASS, SIZE_CLASS = "tutor-explorer", "tutor-panel", "tutor-picture", "tutor-size"
+
+#: Added to the root while presentation mode is on: the panel (controls and readout) is zoomed.
+PRESENTING_CLASS = "tutor-presenting"
+
+_CSS = """
+.{root} .{panel} .widget-html-content {{ line-height: 1.35; }}
+.{root} .{panel} code {{ white-space: pre-wrap; overflow-wrap: anywhere; font-size: 92%; }}
+.{root}.{presenting} .{panel} {{ zoom: {zoom}; }}
+"""
+
+# Runs once per shown explorer (the root remembers it), then on every resize, debounced.
+_PROBE_JS = """(function (img) {
+  var root = img.closest('.%(root)s');
+  if (!root || root.tutorProbe) return;
+  var slot = root.querySelector('.%(picture)s');
+  var input = root.querySelector('.%(size)s input');
+  if (!slot || !input) return;
+  root.tutorProbe = true;
+  var last = '', timer = null;
+  function room() {
+    var best = 0;
+    for (var el = root.parentElement; el && el !== document.body; el = el.parentElement) {
+      var oy = getComputedStyle(el).overflowY;
+      if (oy === 'auto' || oy === 'scroll') best = el.clientHeight;
+    }
+    if (window.self !== window.top) return Math.max(screen.availHeight - 260, 320);
+    return best || window.innerHeight;
+  }
+  function send() {
+    timer = null;
+    if (!root.isConnected) return;
+    var width = Math.floor(slot.getBoundingClientRect().width);
+    if (width <= 0) return;
+    var value = [width, Math.floor(room()), window.devicePixelRatio || 1].join(' ');
+    if (value === last) return;
+    last = value;
+    input.value = value;
+    input.dispatchEvent(new Event('input', {bubbles: true}));
+    input.dispatchEvent(new Event('change', {bubbles: true}));
+  }
+  function later() { if (timer) clearTimeout(timer); timer = setTimeout(send, 100); }
+  if (window.ResizeObserver) new ResizeObserver(later).observe(slot);
+  window.addEventListener('resize', later);
+  later();
+})(this);"""
+
+
+def probe_html(zoom: float) -> str:
+    """The hidden HTML widget's value: the explorer's CSS and the size script."""
+    css = _CSS.format(root=ROOT_CLASS, panel=PANEL_CLASS, presenting=PRESENTING_CLASS, zoom=f"{zoom:g}")
+    js = _PROBE_JS % {"root": ROOT_CLASS, "picture": PICTURE_CLASS, "size": SIZE_CLASS}
+    js = " ".join(line.strip() for line in js.splitlines())
+    return f"<style>{css}</style><img src='data:,' alt='' style='display:none' onerror=\"{html.escape(js, quote=True)}\">"
+
+
+def parse_size(text: str) -> tuple[int, int, float] | None:
+    """``(width, height, dpr)`` from the size field's ``"width height dpr"``; None when it is not that.
+
+    >>> parse_size("812 604 1.25")
+    (812, 604, 1.25)
+    >>> parse_size("") is None
+    True
+    """
+    parts = str(text).split()
+    if len(parts) != 3:
+        return None
+    try:
+        width, height, dpr = int(float(parts[0])), int(float(parts[1])), float(parts[2])
+    except ValueError:
+        return None
+    if width <= 0 or height < 0 or not 0.25 <= dpr <= 8:
+        return None
+    return width, height, dpr
