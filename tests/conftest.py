@@ -1,9 +1,12 @@
 """Shared test set-up.
 
+* Every test starts without a global TensorFlow seed: a test that calls
+  ``tf.random.set_seed`` must not change the orders later tests see.
 * nbval: stderr is left out of the comparison (TensorFlow may print C++ log
   lines there that vary from run to run), and the offline digit set is used.
 """
 import os
+import sys
 
 os.environ.setdefault("TUTOR_DATA_SOURCE", "synthetic")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -11,6 +14,25 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_global_seed_left_behind():
+    yield
+    tf = sys.modules.get("tensorflow")
+    if tf is not None:
+        tf.random.set_seed(None)
+
+
+@pytest.fixture
+def short_deadline(monkeypatch):
+    """For answers that never yield: a check gives up after 1 s instead of its real deadline. Answers that do
+    yield keep the real deadline, so a busy machine cannot make a right answer time out."""
+    from tutor.checks import _read
+
+    monkeypatch.setattr(_read, "TIMEOUT", 1.0)
 
 
 def _without_stderr(outputs):

@@ -4,16 +4,10 @@ import pytest
 import tensorflow as tf
 
 import tutor  # noqa: F401  (before TensorFlow's first op)
-from tutor.checks import _read
 from tutor.checks import lesson06 as ex
 
 R = tf.data.Dataset.range
 QUESTIONS = [getattr(ex, name) for name in ex.__all__]
-
-
-@pytest.fixture
-def short_deadline(monkeypatch):
-    monkeypatch.setattr(_read, "TIMEOUT", 2.0)
 
 
 @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.title)
@@ -109,6 +103,8 @@ WRONG = [
 
 @pytest.mark.parametrize("question, answer, message", WRONG,
                          ids=[f"{q.title}-{m}-{k}" for k, (q, _, m) in enumerate(WRONG)])
+
+
 def test_typical_mistakes_fail_with_a_message_that_names_them(question, answer, message):
     result = question.check(answer)
     assert not result.passed

@@ -195,20 +195,20 @@ def from_tensors_hint(spec: Any) -> str:
 
 
 # ------------------------------------------------------------ the pipeline's structure
-def stages(ds: tf.data.Dataset) -> list:
+def stages(ds: tf.data.Dataset, build_with: str = "tf.data methods (from_tensor_slices, map, batch, ...)") -> list:
     """The answer's stages from source to output (tutor.doctor), without the option stages TensorFlow adds.
 
     Each :class:`tutor.doctor.Stage` has ``.kind`` ("source", "map", "batch", ...),
     ``.params``, ``.fn_ops`` and ``.dataset``. Fails with a sentence when the
-    structure cannot be read.
+    structure cannot be read; ``build_with`` names what the exercise builds from.
     """
     from ..doctor import read_pipeline
 
     try:
         found = read_pipeline(ds)
     except Exception:  # the doctor degrades gracefully; anything left is a pipeline it cannot describe
-        fail("the checker could not read the stages of your pipeline. Build it with tf.data methods "
-             "(from_tensor_slices, map, batch, ...), as the exercise says.")
+        fail(f"the checker could not read the stages of your pipeline. Build it with {build_with}, as the exercise "
+             "says.")
     return [s for s in found if s.kind != "options"]
 
 

@@ -33,10 +33,14 @@ class SetPrediction(PredictQuestion):
         return super()._score(prediction)
 
 
-def first_ids_pipeline(n: int = 50, buffer_size: int = 10, seeds: int = 300) -> tf.data.Dataset:
-    """The first id out of ``range(n).shuffle(buffer_size, seed=s)``, for ``seeds`` seeds in a row."""
-    return tf.data.Dataset.range(seeds).flat_map(
-        lambda seed: tf.data.Dataset.range(n).shuffle(buffer_size, seed=seed).take(1))
+def first_ids_pipeline(n: int = 50, buffer_size: int = 10, runs: int = 300) -> tf.data.Dataset:
+    """The first id out of ``range(n).shuffle(buffer_size)``, reshuffled ``runs`` times.
+
+    ``repeat`` starts a new iterator for every run and the shuffle draws a new order for each (lesson 01), so
+    this is ``runs`` independent first draws. The seed is a Python int on purpose: a seed tensor inside a
+    dataset function breaks ``shuffle`` once a learner has called ``tf.random.set_seed(0)``.
+    """
+    return tf.data.Dataset.range(n).shuffle(buffer_size, seed=1234).take(1).repeat(runs)
 
 
 predict_first = SetPrediction(
@@ -44,7 +48,7 @@ predict_first = SetPrediction(
     first_ids_pipeline,
     truth=lambda firsts: sorted(set(firsts)),
     ask="every id that can come out first, as a list in any order",
-    code="tf.data.Dataset.range(50).shuffle(10), run with 300 different seeds",
+    code="tf.data.Dataset.range(50).shuffle(10), reshuffled 300 times",
     hints=["Before it emits anything, shuffle(10) fills its buffer with the first 10 elements.",
            "The first element out is picked from the buffer only."],
 )

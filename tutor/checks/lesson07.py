@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 import tensorflow as tf
 
-from ..doctor import PY_FUNCTION_OPS, read_pipeline
+from ..doctor import PY_FUNCTION_OPS
 from . import _read
 from ._core import Question, Result, fail, shorten
 
@@ -101,12 +101,7 @@ def answer_dataset(answer: Any, name: str) -> tf.data.Dataset:
 
 def stage_chain(ds: tf.data.Dataset) -> list:
     """The stages of the answer from source to output, option stages left out."""
-    try:
-        stages = read_pipeline(ds)
-    except Exception:  # a pipeline the reader cannot walk: say what to build instead
-        fail("the checker could not read the stages of your pipeline. Build it from `source` with tf.data "
-             "methods only (map, cache, shuffle, repeat, batch).")
-    return [s for s in stages if s.kind != "options"]
+    return _read.stages(ds, build_with="`source` and tf.data methods only (map, cache, shuffle, repeat, batch)")
 
 
 def chain_text(chain: list) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from ..doctor import PY_FUNCTION_OPS, read_pipeline
+from ..doctor import PY_FUNCTION_OPS
 from ..timeline.work import busy_wait
 from . import _read
 from ._core import Question, fail, shorten
@@ -190,18 +190,10 @@ q1 = Question(
 
 
 # --------------------------------------------------------------------------- q2
-def _structure(ds: tf.data.Dataset) -> list:
-    try:
-        return read_pipeline(ds)
-    except RuntimeError:
-        fail("the checker could not read your pipeline's stages; build it from from_generator, map, batch and map "
-             "as the exercise says.")
-
-
 def _check_q2(answer: Any) -> str:
     ds = _read.dataset(answer, "a tf.data.Dataset of (images, labels) batches")
     images, labels = _pair(ds.element_spec, "each element should be a batch pair (images, labels)")
-    stages = _structure(ds)
+    stages = _read.stages(ds, build_with="from_generator, map, batch and map")
     loaders = [s for s in stages if s.kind == "map" and s.fn_ops & PY_FUNCTION_OPS]
     generators = [s for s in stages if s.kind == "source" and s.fn_name == "generator"]
     if generators and generators[0].dataset is not None:

@@ -197,14 +197,6 @@ def _expected() -> Counter:
     return Counter((int(label), image.tobytes()) for image, label in zip(images, labels))
 
 
-def _structure(ds: tf.data.Dataset) -> list:
-    try:
-        return read_pipeline(ds)
-    except RuntimeError:
-        fail("the checker could not read your pipeline's stages (TensorFlow could not describe one of them); "
-             "build it from tf.data.TFRecordDataset, batch, map and tf.io.parse_example as in `slow`.")
-
-
 def _check_vectorized(answer: Any) -> str:
     ds = _read.dataset(answer, "a tf.data.Dataset of (images, labels) batches")
     spec = ds.element_spec
@@ -221,7 +213,7 @@ def _check_vectorized(answer: Any) -> str:
     if images_spec.shape.rank != 4 or tuple(images_spec.shape[1:]) != (28, 28, 1):
         fail(f"expected image batches of shape [batch, 28, 28, 1], got {images_spec.shape}; decode with "
              "tutor.tfrecord.decode_digits(features, 'png') as `slow` does.")
-    stages = _structure(ds)
+    stages = _read.stages(ds, build_with="tf.data.TFRecordDataset, batch, map and tf.io.parse_example as in `slow`")
     parse_at = [i for i, stage in enumerate(stages) if _parses(stage)]
     if not parse_at:
         fail("no stage of your pipeline parses Examples: read the files with tf.data.TFRecordDataset, batch the "

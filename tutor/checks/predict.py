@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-import numpy as np
 
 from . import _read
 from ._core import Question, fail, shorten
