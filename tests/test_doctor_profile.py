@@ -58,7 +58,7 @@ def test_recorded_consumer_bound_run():
     assert doctor.check(pipe.build(), profile=tl).rules == ["input-keeps-up"]
 
 
-def _timeline(stages, busy, wait):
+def _timeline(stages, busy, wait, *, buffers=(), step=0.01):
     """A small Timeline with TensorFlow's iterator names: ``busy`` seconds per stage, consumer waits ``wait``."""
     rows, steps, t = [], [], 0.0
     for k in range(10):
@@ -66,9 +66,39 @@ def _timeline(stages, busy, wait):
         for s, b in zip(stages, busy):
             rows.append((s, k, k, 0, t, t + b))
         t += wait
-        steps.append((k, request, t, t + 0.01))
-        t += 0.01
-    return T.Timeline(make_events(rows), make_steps(steps), stages, meta={"tf_version": tf.__version__})
+        steps.append((k, request, t, t + step))
+        t += step
+    return T.Timeline(make_events(rows), make_steps(steps), stages,
+                      meta={"tf_version": tf.__version__, "buffer_stages": list(buffers)})
+
+
+def test_a_buffer_stage_is_never_named_as_the_slowest():
+    # Prefetch is busy the whole wait (it waits for its input); the map's own work is smaller but is real work
+    ds = tf.data.Dataset.range(8).map(lambda x: x * 2, num_parallel_calls=AUTOTUNE).prefetch(1)
+    names = ["Range", "ParallelMapV2", "Prefetch"]
+    plain = _timeline(names, [0.0001, 0.01, 0.02], wait=0.02)
+    assert plain.bottleneck == "Prefetch"  # without knowing what a buffer is, the buffer looks slowest
+    tl = _timeline(names, [0.0001, 0.01, 0.02], wait=0.02, buffers=["Prefetch"])
+    assert tl.buffer_stages == ["Prefetch"] and tl.bottleneck == "ParallelMapV2"
+    finding = next(f for f in doctor.check(ds, profile=tl) if f.category == "measured")
+    assert finding.rule == "input-bound" and finding.stage.kind == "map"
+    assert "ParallelMapV2" in finding.message and "Prefetch" not in finding.message
+    # a consumer that keeps the input waiting for nothing: the busiest stage named is still not the buffer
+    slow = _timeline(names, [0.0001, 0.01, 0.02], wait=0.0, buffers=["Prefetch"], step=0.3)
+    finding = next(f for f in doctor.check(ds, profile=slow) if f.category == "measured")
+    assert finding.rule == "input-keeps-up"
+    assert "ParallelMapV2 holds the most (99%)" in finding.message and "Prefetch" not in finding.message
+
+
+def test_a_real_profile_marks_prefetch_and_cache_as_buffers():
+    def slow(x):
+        return tf.py_function(lambda v: (__import__("time").sleep(0.02), v)[1], [x], tf.int64)
+
+    ds = tf.data.Dataset.range(8).map(slow).cache().prefetch(1)
+    tl = T.profile(ds, steps=6)
+    assert set(tl.buffer_stages) == {"MemoryCacheImpl", "MemoryCache", "Prefetch"}, tl.stages
+    assert tl.working_stage("Prefetch") == tl.working_stage("MemoryCache") == "Map"  # py_function: not parallel
+    assert tl.bottleneck == "Map" and tl.credited_wait_share["Prefetch"] == 0.0
 
 
 @pytest.mark.parametrize("names, kind", [

@@ -157,8 +157,9 @@ def test_a_profile_draws_and_compares_like_any_timeline():
 
     tl = tutor.profile(slow_map(tf.data.Dataset.range(40)).prefetch(1), steps=4, label="mine")
     disp = tutor.TimelineDisplay.from_timeline(tl).plot()
-    assert len(disp.bars_[(0, "Map")]) == len(tl.stage_events("Map"))
-    assert len(disp.bars_[(0, CONSUMER)]) == 4
+    assert len(disp.bars_[(0, "Map")].get_paths()) == len(tl.stage_events("Map"))
+    assert len(disp.bars_[(0, CONSUMER)].get_paths()) == 4
+    assert len(disp.ax_.collections) == len(tl.stages) + 2  # one per stage, the consumer, its waits
     model = tutor.timeline.simulate([("Map", SLEEP)], steps=4, prefetch=1)
     both = tutor.TimelineDisplay.compare([tl, model]).plot()
     assert both.labels == ["mine", "model"]

@@ -86,25 +86,48 @@ def test_physical_limit():
 
 
 # --- Display --------------------------------------------------------------------------
+def boxes(collection) -> np.ndarray:
+    """A TimelineDisplay collection's bars as ``(n, 4, 2)`` corners: left-top, right-top, right-bottom, left-bottom."""
+    return np.array([path.vertices[:4] for path in collection.get_paths()]).reshape(-1, 4, 2)
+
+
 def test_display_draws_rows_bars_and_idle():
     tl = T.simulate([("read", 0.01), ("decode", 0.03)], step_time=0.01, steps=4)
     disp = T.TimelineDisplay.from_timeline(tl)
     assert not hasattr(disp, "ax_")  # from_* computes, plot draws
     assert disp.plot() is disp
     assert [r[1] for r in disp.rows_] == ["read", "decode", "consumer"]
-    assert len(disp.bars_[(0, "decode")]) == 4
-    assert len(disp.idle_) == 4 and disp.idle_[1].get_width() == pytest.approx(0.04)
+    decode = boxes(disp.bars_[(0, "decode")])
+    assert len(decode) == 4
+    assert decode[:, 0, 0].tolist() == pytest.approx(tl.stage_events("decode")["start"].tolist())
+    assert (decode[:, 1, 0] - decode[:, 0, 0]).tolist() == pytest.approx([0.03] * 4)
+    (idle,) = disp.idle_  # one collection per timeline, one bar per step
+    waits = boxes(idle)
+    assert len(waits) == 4 and waits[1, 1, 0] - waits[1, 0, 0] == pytest.approx(0.04)
     assert "model" in disp.labels[0]
     assert disp.ax_.get_xlabel() and disp.ax_.get_ylabel() and disp.ax_.get_title()
+
+
+def test_each_row_is_one_collection_however_many_events():
+    n = 3000
+    starts = np.arange(n) * 0.001
+    rows = [(stage, k, k, 0, t, t + 0.0008) for k, t in enumerate(starts) for stage in ("read", "decode")]
+    rows += [("consumer", k, k, 0, t + 0.0008, t + 0.001) for k, t in enumerate(starts)]
+    steps = make_steps([(k, t, t + 0.0008, t + 0.001) for k, t in enumerate(starts)])
+    tl = T.Timeline(make_events(rows), steps, ["read", "decode"])
+    disp = T.TimelineDisplay.from_timeline(tl).plot()
+    assert len(disp.ax_.collections) == 3 + 1 and not disp.ax_.patches  # a collection per row, and the waits
+    assert [len(disp.bars_[(0, row)].get_paths()) for row in ("read", "decode", "consumer")] == [n, n, n]
+    assert len(disp.idle_[0].get_paths()) == n
 
 
 def test_display_colours_by_step_and_epoch():
     tl = T.simulate([("map", 0.01)], steps=3)
     by_step = T.TimelineDisplay.from_timeline(tl).plot(color_by="step")
-    colours = {tuple(p.get_facecolor()) for p in by_step.bars_[(0, "map")]}
+    colours = {tuple(c) for c in by_step.bars_[(0, "map")].get_facecolor()}
     assert len(colours) == 3  # three steps, three colours
     by_epoch = T.TimelineDisplay.from_timeline(tl).plot(color_by="epoch")
-    assert len({tuple(p.get_facecolor()) for p in by_epoch.bars_[(0, "map")]}) == 1
+    assert len({tuple(c) for c in by_epoch.bars_[(0, "map")].get_facecolor()}) == 1
     with pytest.raises(ValueError, match="color_by"):
         T.TimelineDisplay.from_timeline(tl).plot(color_by="stage")
 
@@ -112,8 +135,44 @@ def test_display_colours_by_step_and_epoch():
 def test_parallel_work_gets_lanes():
     tl = T.simulate([("src", 0.0), ("map", 1.0)], steps=4, parallel=2)
     disp = T.TimelineDisplay.from_timeline(tl).plot()
-    ys = {round(p.get_y(), 6) for p in disp.bars_[(0, "map")]}
-    assert len(ys) == 2
+    tops = {round(float(y), 6) for y in boxes(disp.bars_[(0, "map")])[:, 0, 1]}
+    assert len(tops) == 2
+
+
+def test_assign_lanes_takes_the_lowest_free_lane():
+    starts, ends = np.array([0.0, 0.1, 0.2, 1.0, 1.05, 3.0]), np.array([1.0, 2.0, 1.05, 2.0, 2.5, 4.0])
+    assert T.display.assign_lanes(starts, ends).tolist() == [0, 1, 2, 0, 2, 0]
+    assert T.display.assign_lanes(np.zeros(0), np.zeros(0)).tolist() == []
+
+
+def test_function_runs_and_calls_of_one_stage_get_their_own_sub_rows():
+    # an asynchronous stage: two workers run its function, and the consumer's calls wait for their results
+    rows = [("map", k, k, 0, 0.1 * k, 0.1 * k + 0.15) for k in range(4)]            # function runs, overlapping
+    rows += [("map", k, k, 0, 0.1 * k + 0.1, 0.1 * k + 0.16) for k in range(4)]     # calls, one at a time
+    rows += [("consumer", k, k, 0, 0.1 * k + 0.16, 0.1 * k + 0.2) for k in range(4)]
+    steps = make_steps([(k, 0.1 * k + 0.1, 0.1 * k + 0.16, 0.1 * k + 0.2) for k in range(4)])
+    runs = np.array([True] * 4 + [False] * 8)
+    tl = T.Timeline(make_events(rows), steps, ["map"], function_run=runs)
+    disp = T.TimelineDisplay.from_timeline(tl).plot()
+    labels = [t.get_text() for t in disp.ax_.get_yticklabels()]
+    assert labels == ["map: function runs", "map: calls", "consumer (train step)"]
+    bars = boxes(disp.bars_[(0, "map")])
+    run_tops, call_tops = bars[:4, 0, 1], bars[4:, 0, 1]
+    assert len(set(run_tops.round(6))) == 2 and len(set(call_tops.round(6))) == 1  # two lanes of runs, one of calls
+    assert run_tops.max() < call_tops.min()  # runs above calls, not mixed in one lane
+    alpha = disp.bars_[(0, "map")].get_facecolor()[:, 3]
+    assert np.all(alpha[4:] < alpha[:4])  # calls drawn pale
+    with pytest.raises(ValueError, match="function_run"):
+        T.Timeline(tl.events, tl.steps, tl.stages, function_run=runs[:3])
+
+
+def test_epoch_colours_are_refused_when_the_epochs_are_unknown():
+    tl = T.simulate([("map", 0.01)], steps=3)
+    tl.meta["epochs_unknown"] = "fused into ShuffleAndRepeat"
+    assert not tl.epochs_known
+    with pytest.raises(ValueError, match="ShuffleAndRepeat"):
+        T.TimelineDisplay.from_timeline(tl).plot(color_by="epoch")
+    assert T.TimelineDisplay.from_timeline(tl).plot(color_by="step").bars_
 
 
 def test_compare_stacks_timelines_on_one_axis():

@@ -105,8 +105,9 @@ def test_a_new_run_redraws_only_its_bars_on_one_time_axis():
     changed = draw(runs[1], figure, runs[0])  # a faster run: same rows, same time axis
     assert isinstance(changed, list) and changed
     assert all(a.axes is figure.axes[0] for a in changed)
-    bars = [p for p in figure.axes[0].patches]
-    assert len(bars) == sum(len(b) for b in runs[1].bars_.values()) + len(runs[1].idle_)  # the old bars are gone
+    drawn = figure.axes[0].collections  # one per row and one for the waits: the old run's are gone
+    assert len(drawn) == len(runs[1].bars_) + len(runs[1].idle_) and not figure.axes[0].patches
+    assert all(c in drawn for c in [*runs[1].bars_.values(), *runs[1].idle_])
     axis = figure.axes[0].get_xlim()
     assert draw(runs[2], figure, runs[1]) is None  # a slower run widens the time axis: drawn in full
     assert figure.axes[0].get_xlim()[1] > axis[1] >= runs[1].timelines[0].total_time

@@ -14,6 +14,11 @@ names are the user's: ``"decode"``). It adds one finding:
   ``tutor.timeline.CONSUMER``): the input is not the bottleneck, so a faster
   pipeline would not shorten the run.
 
+Shares of "the pipeline's own time" count working stages only: buffer stages
+(``tl.buffer_stages``: ``Prefetch``, the iterators of an in-memory ``cache()``)
+only hand over elements that a stage upstream made, so their time is waiting,
+and neither the bottleneck nor the busiest stage is ever one of them.
+
 **Matching** a measured stage to a static one: a profiled name is turned into
 a kind (``ParallelMapV2`` and ``MapAndBatch`` are maps, ``Prefetch`` a
 prefetch, ``TensorSlice`` a source) and paired with the static stages of that
@@ -71,17 +76,16 @@ def match_stage(name: str, stages: list[Stage], tl) -> Stage | None:
 
 
 def _numbers(tl) -> tuple[str, float, dict]:
-    """``(bottleneck, wait fraction, own seconds per stage)``, from the Timeline's own analysis."""
-    from ..timeline import CONSUMER
+    """``(bottleneck, wait fraction, own seconds per working stage)``, from the Timeline's own analysis.
 
-    wait = getattr(tl, "steady_wait_fraction", tl.consumer_wait_fraction)
-    own = getattr(tl, "stage_self_time", None) or tl.stage_busy_time
-    passive = set(tl.meta.get("passive_stages", ()))
-    own = {s: t for s, t in own.items() if s not in passive}
-    bottleneck = getattr(tl, "bottleneck", None)
-    if bottleneck is None:  # a Timeline without the analysis: the largest own time, if the consumer waits
-        bottleneck = max(own, key=own.get) if own and wait >= 0.1 else CONSUMER
-    return bottleneck, wait, own
+    Passive stages (a recorded ``batch``) and buffer stages (``tl.buffer_stages``:
+    ``Prefetch``, a ``cache()``'s iterators) are left out of the own seconds:
+    a buffer's time is waiting for its input, not work, so it is never named as
+    the stage that holds the most time.
+    """
+    skip = set(tl.meta.get("passive_stages", ())) | set(tl.buffer_stages)
+    own = {s: t for s, t in tl.stage_self_time.items() if s not in skip}
+    return tl.bottleneck, tl.steady_wait_fraction, own
 
 
 def _advice(stage: Stage | None) -> str:

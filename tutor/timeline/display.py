@@ -1,6 +1,7 @@
 """TimelineDisplay: a Gantt chart of a pipeline, one row per stage plus the consumer."""
 from __future__ import annotations
 
+import heapq
 from typing import Sequence
 
 import numpy as np
@@ -12,30 +13,56 @@ from .events import CONSUMER, Timeline
 
 #: Colour of the consumer's waiting time.
 IDLE_COLOUR = "#BBBBBB"
+#: Opacity of the calls of a stage that also has function runs: they mostly wait for its buffer.
+CALL_ALPHA = 0.4
+#: Names of the two sub-rows of such a stage, and the room between them (y units; a lane is at most 0.8).
+RUNS, CALLS = "function runs", "calls"
+SUBROW_GAP = 0.1
 
 
 def assign_lanes(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Give overlapping bars different lanes (0, 1, ...) so parallel work is visible.
 
+    Each bar, in order of its start, takes the lowest lane that is free by
+    then (two heaps: O(n log n), however many bars overlap).
+
     >>> assign_lanes(np.array([0.0, 0.5, 2.0]), np.array([1.0, 1.5, 3.0])).tolist()
     [0, 1, 0]
     """
     lanes = np.zeros(len(starts), dtype=np.int64)
-    free_at: list[float] = []
-    for j in np.argsort(starts, kind="stable"):
-        for lane, t in enumerate(free_at):
-            if t <= starts[j] + 1e-9:
-                free_at[lane] = ends[j]
-                lanes[j] = lane
-                break
+    busy: list[tuple[float, int]] = []  # (free at, lane) of lanes in use
+    free: list[int] = []                # lanes free again, lowest first
+    n_lanes = 0
+    for j in np.argsort(starts, kind="stable").tolist():
+        start = float(starts[j])
+        while busy and busy[0][0] <= start + 1e-9:
+            heapq.heappush(free, heapq.heappop(busy)[1])
+        if free:
+            lane = heapq.heappop(free)
         else:
-            free_at.append(ends[j])
-            lanes[j] = len(free_at) - 1
+            lane, n_lanes = n_lanes, n_lanes + 1
+        lanes[j] = lane
+        heapq.heappush(busy, (float(ends[j]), lane))
     return lanes
 
 
 class TimelineDisplay(Display):
     """One or more timelines drawn on one shared time axis.
+
+    Each stage is a row, from the source at the top to the consumer at the
+    bottom; a bar is one event (a call, or a piece of work), coloured by the
+    consumer step that used its element (or by epoch). Events that overlap in
+    time (parallel workers) are spread over lanes, so the number of lanes shows
+    how many ran at once. In a profiled timeline an asynchronous stage (a
+    parallel ``map``, ``MapAndBatch``, ...) has two kinds of events
+    (:attr:`Timeline.function_run`), drawn on two sub-rows: **function runs**,
+    the workers running its function, in solid colours, one lane per run in
+    progress at once; and below them **calls**, pale, the ``GetNext`` calls
+    that asked the stage for an element and waited for one to be ready in its
+    buffer. Grey hatching in the consumer row is the consumer waiting for input.
+
+    Each row is drawn as one collection, so timelines with thousands of
+    events draw in a fraction of a second.
 
     Parameters
     ----------
@@ -46,9 +73,12 @@ class TimelineDisplay(Display):
     Attributes (after :meth:`plot`)
     ----------
     ax_, figure_ : the Axes and Figure
-    bars_ : dict ``(timeline index, row name) -> list of Rectangle``
-    idle_ : list of Rectangle, the consumer's waiting time (shaded grey)
+    bars_ : dict ``(timeline index, row name) -> PolyCollection``
+        One polygon per event of the row, in the order of ``Timeline.stage_events(row)``.
+    idle_ : list of PolyCollection
+        One per timeline: the consumer's waits for input (grey, hatched), one polygon per step.
     rows_ : list of ``(timeline index, row name, y)``
+        ``y`` is the top of the row (the y axis points down).
 
     Examples
     --------
@@ -107,25 +137,40 @@ class TimelineDisplay(Display):
 
         ``color_by="step"`` colours each bar by the consumer step that used its
         element (the same colour across rows is the same data); ``"epoch"``
-        colours by epoch.
+        colours by epoch, and raises ValueError for a profiled timeline that
+        cannot tell epochs apart (:attr:`Timeline.epochs_known`), rather than
+        draw one colour that would read as "one epoch".
         """
+        from matplotlib.collections import PolyCollection
+
         require_choice(color_by, "color_by", "TimelineDisplay.plot", ("step", "epoch"))
-        n_rows = sum(len(tl.stages) + 1 for tl in self.timelines)
+        if color_by == "epoch":
+            _require_epochs(self.timelines, self.labels)
+        layouts = [[row_parts(tl, row) for row in [*tl.stages, CONSUMER]] for tl in self.timelines]
+        n_rows = sum(len(parts.labels) for rows in layouts for parts in rows)
         fig, ax = new_axes(ax, figsize or (9, 1.0 + 0.55 * n_rows + 0.3 * len(self.timelines)))
         self.ax_, self.figure_ = ax, fig
         self.bars_, self.idle_, self.rows_ = {}, [], []
         epochs = max([int(tl.events["epoch"].max()) + 1 if len(tl.events) else 1 for tl in self.timelines])
         y, ticks, ticklabels = 0.0, [], []
-        for t, (tl, label) in enumerate(zip(self.timelines, self.labels)):
+        for t, (tl, label, rows) in enumerate(zip(self.timelines, self.labels, layouts)):
             if t:
                 ax.axhline(y - 0.25, color="black", linewidth=0.8)
             block_top = y
-            for row in [*tl.stages, CONSUMER]:
-                height = self._draw_row(ax, t, tl, row, y, color_by, epochs)
-                ticks.append(y + height / 2)
-                ticklabels.append("consumer (train step)" if row == CONSUMER else row)
+            for row, parts in zip([*tl.stages, CONSUMER], rows):
+                colours = _colours(tl.events[parts.index], color_by, epochs)
+                colours[parts.calls, 3] *= CALL_ALPHA
+                bars = PolyCollection(parts.boxes(y), facecolors=colours, edgecolors="white",
+                                      linewidths=0.3 if len(parts.index) <= 60 else 0.0)
+                ax.add_collection(bars, autolim=False)
+                self.bars_[(t, row)] = bars
+                for centre, text in parts.ticks(y):
+                    ticks.append(centre)
+                    ticklabels.append(text)
+                if row == CONSUMER:
+                    self.idle_.append(self._draw_idle(ax, tl, y, parts.height))
                 self.rows_.append((t, row, y))
-                y += height + 0.25
+                y += parts.height + 0.25
             if len(self.timelines) > 1 or label:
                 ax.text(1.005, (block_top + y - 0.25) / 2, f"{label}\n{tl.total_time:.2f} s",
                         transform=ax.get_yaxis_transform(), va="center", ha="left", fontsize="small")
@@ -142,29 +187,95 @@ class TimelineDisplay(Display):
         ax.set_title(title)
         return self
 
-    def _draw_row(self, ax, t: int, tl: Timeline, row: str, y: float, color_by: str, epochs: int) -> float:
-        events = tl.stage_events(row)
-        starts, ends = events["start"], events["end"]
-        lanes = assign_lanes(starts, ends) if len(events) else np.zeros(0, dtype=int)
-        n_lanes = int(lanes.max()) + 1 if len(lanes) else 1
-        height = 0.8 if n_lanes == 1 else min(0.8 * n_lanes, 2.0)
-        lane_h = height / n_lanes
-        if color_by == "epoch":
-            cmap = style_colormap()
-            colours = [cmap(0.85 * e / max(epochs - 1, 1)) for e in events["epoch"]]  # no pale yellow
-        else:
-            colours = [style.color(s % (len(style.OKABE_ITO) - 1)) for s in events["step"]]
-        widths = np.maximum(ends - starts, 0.0)
-        bars = ax.barh(y + lanes * lane_h + lane_h / 2, widths, left=starts, height=lane_h * 0.9,
-                       color=colours, edgecolor="white", linewidth=0.3 if len(events) <= 60 else 0.0)
-        self.bars_[(t, row)] = list(bars.patches)
-        if row == CONSUMER:
-            waits = tl.steps
-            gaps = np.maximum(waits["start"] - waits["request"], 0.0)
-            idle = ax.barh(np.full(len(gaps), y + height / 2), gaps, left=waits["request"], height=height,
-                           color=IDLE_COLOUR, hatch="//", edgecolor="white", linewidth=0)
-            self.idle_.extend(idle.patches)
-        return height
+    @staticmethod
+    def _draw_idle(ax, tl: Timeline, y: float, height: float):
+        from matplotlib.collections import PolyCollection
+
+        waits = tl.steps
+        gaps = np.maximum(waits["start"] - waits["request"], 0.0)
+        idle = PolyCollection(_rectangles(waits["request"], gaps, np.full(len(gaps), y), height),
+                              facecolors=IDLE_COLOUR, edgecolors="white", linewidths=0, hatch="//")
+        ax.add_collection(idle, autolim=False)
+        return idle
+
+
+class RowParts:
+    """Where the bars of one row go: lanes, and the sub-rows of a stage with both calls and function runs.
+
+    ``index`` are the row's event numbers (in :attr:`Timeline.events` order),
+    ``calls`` marks those drawn pale (calls of a stage that also has function
+    runs), ``height`` is the row's height in y units.
+    """
+
+    def __init__(self, index: np.ndarray, starts: np.ndarray, ends: np.ndarray, parts: list[tuple[str, np.ndarray]]):
+        self.index, self.starts, self.ends = index, starts, ends
+        self.calls = np.zeros(len(index), dtype=bool)
+        self.offset = np.zeros(len(index))  # the bar's top, below the row's top
+        self.lane_height = np.zeros(len(index))
+        self.labels: list[tuple[float, str]] = []  # (centre below the row's top, tick label)
+        top = 0.0
+        for label, mask in parts:
+            sel = np.flatnonzero(mask)
+            lanes = assign_lanes(starts[sel], ends[sel]) if len(sel) else np.zeros(0, dtype=np.int64)
+            n_lanes = int(lanes.max()) + 1 if len(lanes) else 1
+            height = 0.8 if n_lanes == 1 else min(0.8 * n_lanes, 2.0)
+            lane_h = height / n_lanes
+            self.offset[sel] = top + lanes * lane_h + lane_h * 0.05
+            self.lane_height[sel] = lane_h * 0.9
+            self.calls[sel] = label.endswith(CALLS)
+            self.labels.append((top + height / 2, label))
+            top += height + SUBROW_GAP
+        self.height = top - SUBROW_GAP
+
+    def boxes(self, y: float) -> np.ndarray:
+        """The bars as polygons, ``(n, 4, 2)``, for a row whose top is at ``y``."""
+        return _rectangles(self.starts, np.maximum(self.ends - self.starts, 0.0), y + self.offset, self.lane_height)
+
+    def ticks(self, y: float) -> list[tuple[float, str]]:
+        return [(y + centre, label) for centre, label in self.labels]
+
+
+def row_parts(tl: Timeline, row: str) -> RowParts:
+    """The layout of ``row`` of ``tl``: one part, or function runs above calls (see :class:`TimelineDisplay`)."""
+    index = np.flatnonzero(tl.events["stage"] == row)
+    events = tl.events[index]
+    runs = tl.function_run[index]
+    title = "consumer (train step)" if row == CONSUMER else row
+    if runs.any() and not runs.all():
+        parts = [(f"{title}: {RUNS}", runs), (f"{title}: {CALLS}", ~runs)]
+    else:
+        parts = [(title, np.ones(len(index), dtype=bool))]
+    return RowParts(index, events["start"].astype(float), events["end"].astype(float), parts)
+
+
+def _rectangles(lefts, widths, tops, heights) -> np.ndarray:
+    """Axis-aligned rectangles as polygons, ``(n, 4, 2)``: no Python loop, however many."""
+    lefts, widths = np.asarray(lefts, dtype=float), np.asarray(widths, dtype=float)
+    tops = np.broadcast_to(np.asarray(tops, dtype=float), lefts.shape)
+    bottoms = tops + np.broadcast_to(np.asarray(heights, dtype=float), lefts.shape)
+    rights = lefts + widths
+    xs = np.stack([lefts, rights, rights, lefts], axis=1)
+    ys = np.stack([tops, tops, bottoms, bottoms], axis=1)
+    return np.stack([xs, ys], axis=2)
+
+
+def _colours(events: np.ndarray, color_by: str, epochs: int) -> np.ndarray:
+    """RGBA per event: the step's Okabe-Ito colour, or viridis by epoch (stopping short of its pale yellow)."""
+    from matplotlib.colors import to_rgba_array
+
+    if color_by == "epoch":
+        return np.array(style_colormap()(0.85 * events["epoch"] / max(epochs - 1, 1)), dtype=float).reshape(-1, 4)
+    palette = to_rgba_array([style.color(k) for k in range(len(style.OKABE_ITO) - 1)])
+    return palette[np.mod(events["step"], len(palette))].copy()
+
+
+def _require_epochs(timelines: Sequence[Timeline], labels: Sequence[str]) -> None:
+    for tl, label in zip(timelines, labels):
+        if not tl.epochs_known:
+            raise ValueError(
+                f"TimelineDisplay.plot: color_by='epoch' needs each event's epoch, and the timeline "
+                f"{label or tl.label or 'given'!r} cannot tell them apart: {tl.meta['epochs_unknown']}. "
+                "Or colour by step (color_by='step', the default).")
 
 
 def style_colormap():

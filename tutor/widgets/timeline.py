@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import statistics
+import time
 
 import ipywidgets as widgets
 import numpy as np
@@ -26,6 +27,39 @@ def explorer_pipeline(*, prefetch: bool, num_parallel_calls: int, cache: bool, i
     >>> explorer_pipeline(prefetch=True, num_parallel_calls=2, cache=False, interleave=False, element_ms=5).stages
     ['read', 'decode']
     """
+    return _pipeline(prefetch, num_parallel_calls, cache, interleave, sleep_work(element_ms / 1000))
+
+
+class DecodeCost:
+    """The decode stage's cost, read each time an element is decoded (not fixed when the pipeline is traced).
+
+    One built pipeline then serves every position of the *decode ms* slider:
+    moving it needs no new trace of the pipeline's functions, which takes
+    longer than the run itself.
+
+    >>> cost = DecodeCost(0.002)
+    >>> [int(v) for v in tf.data.Dataset.range(2).map(cost.work()).as_numpy_iterator()]
+    [0, 1]
+    """
+
+    def __init__(self, seconds: float = 0.0):
+        self.seconds = float(seconds)
+
+    def work(self):
+        """A map function that sleeps ``self.seconds`` as it is when the element is decoded."""
+        def run(value):
+            time.sleep(self.seconds)
+            return value
+
+        def decode(x):
+            y = tf.py_function(run, [x], Tout=x.dtype)
+            y.set_shape(x.shape)
+            return y
+
+        return decode
+
+
+def _pipeline(prefetch, num_parallel_calls, cache, interleave, decode) -> Pipeline:
     def read_file(file_id):
         return tf.data.Dataset.range(RECORDS).map(sleep_work(READ_SECONDS))
 
@@ -35,7 +69,7 @@ def explorer_pipeline(*, prefetch: bool, num_parallel_calls: int, cache: bool, i
     else:
         pipe = pipe.interleave(read_file, cycle_length=1, name="read")
     npc = None if num_parallel_calls == 1 else int(num_parallel_calls)
-    pipe = pipe.map(sleep_work(element_ms / 1000), name="decode", num_parallel_calls=npc)
+    pipe = pipe.map(decode, name="decode", num_parallel_calls=npc)
     if cache:
         pipe = pipe.cache()
     pipe = pipe.repeat(EPOCHS)
@@ -139,14 +173,14 @@ def timeline_explorer(*, element_ms: int = 4, step_ms: int = 4, steps: int = STE
     def key_of(values):
         return tuple(sorted(values.items()))
 
+    cost = DecodeCost()
+
     def run(values):
-        shape = (values["prefetch"], values["num_parallel_calls"], values["cache"], values["interleave"],
-                 values["element_ms"])
+        shape = (values["prefetch"], values["num_parallel_calls"], values["cache"], values["interleave"])
+        cost.seconds = values["element_ms"] / 1000  # read by the decode function of whichever pipeline runs
         pipe = built.get(shape)
         if pipe is None:
-            pipe = explorer_pipeline(prefetch=values["prefetch"], num_parallel_calls=values["num_parallel_calls"],
-                                     cache=values["cache"], interleave=values["interleave"],
-                                     element_ms=values["element_ms"])
+            pipe = _pipeline(*shape, cost.work())
             if not values["cache"]:
                 pipe = built[shape] = Prebuilt(pipe)
         label = _code(values["prefetch"], values["num_parallel_calls"], values["cache"], values["interleave"],

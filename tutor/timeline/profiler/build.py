@@ -26,11 +26,12 @@ inputs, as TensorFlow's analysis does.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import numpy as np
 
 from ..events import CONSUMER, Timeline, make_events, make_steps
+from .epochs import call_epochs, unknown_epochs
 from .links import CallGraph
 from .xspace import Event
 
@@ -71,12 +72,26 @@ def _parent_key(key: tuple) -> tuple:
     return key[:-2] + (_bare(key[-2]),) if len(key) > 1 else ()
 
 
-def order_stages(keys, first_seen: dict) -> list:
-    """Stage keys from source to consumer: every input before the stage that reads it (post-order)."""
+def order_stages(keys, first_seen: dict, parents: dict | None = None) -> list:
+    """Stage keys from source to consumer: every input before the stage that reads it (post-order).
+
+    ``parents`` maps a key to the key of the iterator that called it, read from
+    the trace's ``parent_id`` (see :func:`parent_keys`); a key without an entry
+    falls back on its path. The path can mislead: ``cache()`` runs as
+    ``...::MemoryCache`` and, inside it, ``...::MemoryCacheImpl``, whose path
+    makes it look like a sibling, not an input, of ``MemoryCache``.
+
+    >>> keys = {("Shuffle",), ("Shuffle", "MemoryCache"), ("Shuffle", "MemoryCacheImpl"),
+    ...         ("Shuffle", "MemoryCacheImpl", "Range")}
+    >>> parents = {("Shuffle", "MemoryCacheImpl"): ("Shuffle", "MemoryCache")}
+    >>> [k[-1] for k in order_stages(keys, {}, parents)]
+    ['Range', 'MemoryCacheImpl', 'MemoryCache', 'Shuffle']
+    """
     children = defaultdict(list)
     tops = []
     for key in keys:
-        (children[_parent_key(key)] if _parent_key(key) in keys else tops).append(key)
+        parent = parents[key] if parents is not None and key in parents else _parent_key(key)
+        (children[parent] if parent in keys and parent != key else tops).append(key)
 
     def rank(key):
         m = _INDEX.match(key[-2]) if len(key) > 1 else None
@@ -85,6 +100,8 @@ def order_stages(keys, first_seen: dict) -> list:
     out: list = []
 
     def visit(key):
+        if key in out:
+            return
         for child in sorted(children[key], key=rank):
             visit(child)
         out.append(key)
@@ -92,6 +109,17 @@ def order_stages(keys, first_seen: dict) -> list:
     for top in sorted(tops, key=rank):
         visit(top)
     return out
+
+
+def parent_keys(events: list[Event], calls: list[int], key_of_id: dict) -> dict:
+    """Per stage key, the key of the iterator that called it (most of its calls agree), from ``parent_id``."""
+    votes: dict = defaultdict(Counter)
+    for i in calls:
+        key = key_of_id.get(events[i].stat("id"))
+        parent = key_of_id.get(events[i].stat("parent_id"))
+        if key is not None and parent is not None and parent != key:
+            votes[key][parent] += 1
+    return {key: counts.most_common(1)[0][0] for key, counts in votes.items()}
 
 
 def display_names(keys: list) -> dict:
@@ -126,6 +154,21 @@ FUSIONS = {("map", "batch"): ("map_and_batch_fusion", True),
            ("map", "filter"): ("map_and_filter_fusion", False)}
 
 
+#: What the two iterators of a cache() do, said once per cache.
+CACHE_NOTES = {
+    "MemoryCache": ("cache() runs as two iterators: {name}, which the stage after it calls, and inside it "
+                    "{name}Impl, which on the first pass stores each element of its input in memory and on later "
+                    "passes reads them back from memory. Both only hand elements over: the work is upstream."),
+    "FileCache": ("cache(filename) runs as two iterators: {name}, which the stage after it calls, and inside it "
+                  "{name}Impl, which on the first pass writes each element of its input to the cache files and on "
+                  "later passes reads them back from the files."),
+}
+
+#: Iterators that only hand over elements another stage made (Timeline.buffer_stages): a prefetch buffer, an
+#: in-memory cache's two iterators, and the outer iterator of a file cache (its FileCacheImpl reads the files).
+BUFFERS = ("Prefetch", "MemoryCache", "MemoryCacheImpl", "FileCache")
+
+
 def rewrite_notes(stage_nodes: dict, order: list, names: dict) -> list[str]:
     """One sentence per graph rewrite visible in the iterator names, in stage order."""
     notes = []
@@ -146,11 +189,12 @@ def rewrite_notes(stage_nodes: dict, order: list, names: dict) -> list[str]:
             elif kind.startswith("ParallelMap") and node.startswith("MapDataset"):
                 notes.append(f"TensorFlow made a plain map parallel: the stage {name} "
                              "(map_parallelization, on by default for functions without state).")
+        if kind in CACHE_NOTES:
+            notes.append(CACHE_NOTES[kind].format(name=name))
         if kind == "Generator":
             notes.append(f"Dataset.from_generator runs as a FlatMap over a Generator: your Python "
                          f"generator's time shows in {name}.")
     return list(dict.fromkeys(notes))
-
 
 
 def _markers(events: list[Event]) -> tuple[Event, list[Event], dict]:
@@ -187,27 +231,47 @@ def build_timeline(events: list[Event], *, label: str = "", meta: dict | None = 
     first_seen: dict = {}
     for i in rows:
         first_seen.setdefault(stage_of[i], events[i].start)
-    order = order_stages(set(first_seen), first_seen)
+    parents_of_key = parent_keys(events, graph.calls, key_of_id)
+    order = order_stages(set(first_seen), first_seen, parents_of_key)
     names = display_names(order)
+    epochs = call_epochs(events, graph, rows, stage_of)
 
     index = {i: n for n, i in enumerate(rows)}
-    event_rows, parents = [], []
+    event_rows, parents, runs = [], [], []
+    first_call: dict = {}  # step -> epoch of the earliest call of the last stage that served it
     for i in rows:
         step = graph.step_of.get(i, -1)
-        event_rows.append((names[stage_of[i]], step, step, 0, max(sec(events[i].start), 0.0),
+        event_rows.append((names[stage_of[i]], step, step, epochs[i], max(sec(events[i].start), 0.0),
                            min(sec(graph.end(i)), total)))
         parents.append(index.get(graph.parent.get(i, -1), -1))
+        runs.append(i in graph.work)
+        if stage_of[i] == order[-1] and step >= 0 and step not in first_call:
+            first_call[step] = epochs[i]
+    epoch = 0
     for s, r in enumerate(step_rows):
-        event_rows.append((CONSUMER, s, s, 0, r[2], r[3]))
+        epoch = first_call.get(s, epoch)
+        event_rows.append((CONSUMER, s, s, epoch, r[2], r[3]))
         parents.append(-1)
+        runs.append(False)
 
     nodes = defaultdict(set)
     for i in graph.calls:
         if events[i].stat("name") and i in stage_of:
             nodes[stage_of[i]].add(str(events[i].stat("name")))
+    inputs = defaultdict(list)
+    for k in order:
+        parent = parents_of_key.get(k, _parent_key(k))
+        if parent in names and parent != k:
+            inputs[names[parent]].append(names[k])
     meta = dict(meta or {})
     meta.update(source="profile", notes=rewrite_notes(nodes, order, names),
                 iterators={names[k]: "::".join(("Iterator", "Root") + k) for k in order},
-                dataset_nodes={names[k]: sorted(nodes.get(k, ())) for k in order})
+                dataset_nodes={names[k]: sorted(nodes.get(k, ())) for k in order},
+                stage_inputs={names[k]: inputs.get(names[k], []) for k in order},
+                buffer_stages=[names[k] for k in order if _bare(k[-1]) in BUFFERS])
+    why = unknown_epochs(order)
+    if why:
+        meta["epochs_unknown"] = why
     return Timeline(make_events(event_rows), make_steps(step_rows), [names[k] for k in order], label=label,
-                    model=False, meta=meta, parent=np.asarray(parents, dtype=np.int64))
+                    model=False, meta=meta, parent=np.asarray(parents, dtype=np.int64),
+                    function_run=np.asarray(runs, dtype=bool))
