@@ -1,4 +1,4 @@
-"""Benchmarks for lessons 10 and 08: parsing per record vs per batch, and step times.
+"""Benchmarks for lessons 10 and 12: parsing per record vs per batch, and step times.
 
 Run from the repository root:  python benchmarks/tfrecord_training.py [--n 2000]
 Prints one table; every ratio is measured within this one run. Not a CI test.

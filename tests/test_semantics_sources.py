@@ -331,7 +331,7 @@ def test_python_code_does_not_run_in_another_process():
         yield from range(3)
 
     service = tf.data.experimental.service
-    with lesson11.ServiceInAnotherProcess() as remote:
+    with tutor.service.ProcessService(num_workers=1) as remote:
         plain_map = R(5).map(lambda x: x * 2).apply(service.distribute("parallel_epochs", remote.target))
         assert tutor.take_elements(plain_map) == [0, 2, 4, 6, 8]
         generator = tf.data.Dataset.from_generator(numbers, output_signature=tf.TensorSpec((), tf.int64))

@@ -61,7 +61,7 @@ def test_parallel_epochs_every_worker_produces_everything(service):
 
 def test_distributed_epoch_visits_each_element_once(service):
     disp = WorkerOrderDisplay.from_service(service, n_elements=30, processing_mode="distributed_epoch")
-    assert disp.visits.tolist() == [1] * 30 and disp.exactly_once
+    assert disp.visits.tolist() == [1] * 30 and disp.exactly_once and disp.at_most_once
     assert sorted(e for p in disp.per_worker for e in p) == list(range(30))
 
 
@@ -157,7 +157,11 @@ def test_worker_display_numbers_and_artists():
     with pytest.raises(ValueError, match="kind"):
         disp.plot(kind="pie")
     once = WorkerOrderDisplay([1, 0, 2], [0, 1, 0])
-    assert once.exactly_once and "exactly once" in once.plot().ax_.get_title(loc="left")
+    assert once.exactly_once and once.at_most_once and "no element arrived twice" in once.plot().ax_.get_title(loc="left")
+    twice = WorkerOrderDisplay([0, 0, 1], [0, 1, 0])
+    assert not twice.at_most_once and not twice.exactly_once and "up to 2 times" in twice.plot().ax_.get_title(loc="left")
+    gap = WorkerOrderDisplay([0, 2], [0, 1])  # element 1 never arrived: at most once, not exactly once
+    assert gap.at_most_once and not gap.exactly_once
     import matplotlib.pyplot as plt
 
     plt.close("all")
@@ -224,3 +228,136 @@ def test_snapshot_and_load_skip_the_work_after_the_first_pass(tmp_path):
     assert len(calls) == 20
     loaded = tf.data.Dataset.load(str(tmp_path / "saved"))
     assert [int(v) for v in loaded.as_numpy_iterator()] == list(range(10)) and len(calls) == 20
+
+
+def test_dynamic_sharding_promises_at_most_once_not_exactly_once():
+    # what the lesson says, in the installed TensorFlow's own documentation of the sharding policies
+    doc = " ".join(tf.data.experimental.service.ShardingPolicy.__doc__.split())
+    assert "Dynamic sharding provides at-most once visitation guarantees" in doc
+    assert "some may be missed if a tf.data service worker gets restarted" in doc
+
+
+def test_a_worker_runs_the_same_graph_rewrites_as_a_local_pipeline(tmp_path):
+    """A stateless map becomes a parallel map on the worker too; with map_parallelization off it stays a Map."""
+    from tutor.timeline.profiler.xspace import find_xspace, read_events
+
+    def heavy(i):
+        return tf.reduce_sum(tf.sin(tf.random.stateless_uniform([8, 8], seed=tf.stack([i, 0]))))
+
+    sequential = tf.data.Options()
+    sequential.experimental_optimization.map_parallelization = False
+    found = {}
+    with LocalService(1, name="rewrites") as svc:
+        for label, options in (("default", tf.data.Options()), ("sequential", sequential)):
+            logdir = str(tmp_path / label)
+            ds = svc.distribute(tf.data.Dataset.range(20).map(heavy).with_options(options), "distributed_epoch")
+            tf.profiler.experimental.start(logdir)
+            try:
+                assert len(list(ds.as_numpy_iterator())) == 20
+            finally:
+                tf.profiler.experimental.stop()
+            # the worker's iterators, in this process: ...::<our map>::Range (the client side reads DataService)
+            found[label] = {e.name.split("::")[-2] for e in read_events(find_xspace(logdir))
+                            if e.name.startswith("Iterator::") and e.name.endswith("::Range")}
+    assert found["default"] == {"ParallelMapV2"}
+    assert found["sequential"] == {"Map"}
+
+
+# --- the service in another process: what a cluster's workers can and cannot run ---------------------------------
+@pytest.fixture(scope="module")
+def remote():
+    from tutor.service import ProcessService
+
+    with ProcessService(num_workers=2) as svc:
+        yield svc
+
+
+def _remote(ds, remote, mode="parallel_epochs"):
+    return ds.apply(tf.data.experimental.service.distribute(mode, remote.target))
+
+
+def test_a_worker_in_another_process_runs_graph_pipelines(remote):
+    assert remote.running and remote.target.startswith("grpc://localhost:")
+    assert sorted(int(v) for v in _remote(tf.data.Dataset.range(6), remote, "distributed_epoch")) == list(range(6))
+    squares = _remote(tf.data.Dataset.range(4).map(lambda x: x * x), remote)
+    assert sorted(int(v) for v in squares) == [0, 0, 1, 1, 4, 4, 9, 9]  # two workers, parallel_epochs
+
+
+@pytest.mark.parametrize("name", ["py_function", "numpy_function", "from_generator", "tag_producer"])
+def test_a_worker_in_another_process_cannot_run_python(remote, name):
+    python = {
+        "py_function": lambda: tf.data.Dataset.range(3).map(lambda x: tf.py_function(lambda v: v, [x], tf.int64)),
+        "numpy_function": lambda: tf.data.Dataset.range(3).map(lambda x: tf.numpy_function(lambda v: v, [x], tf.int64)),
+        "from_generator": lambda: tf.data.Dataset.from_generator(lambda: iter(range(3)),
+                                                                 output_signature=tf.TensorSpec([], tf.int64)),
+        "tag_producer": lambda: tag_producer(tf.data.Dataset.range(3)),
+    }[name]()
+    assert len(list(python.as_numpy_iterator())) == 3  # fine in this process
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Could not find callback"):
+        list(_remote(python, remote).as_numpy_iterator())
+
+
+def test_process_service_stops_its_process():
+    from tutor.service import ProcessService
+
+    svc = ProcessService(num_workers=1)
+    process = svc.process
+    assert svc.running and process.poll() is None
+    assert stop_all() >= 1
+    assert not svc.running and process.poll() is not None  # the child has exited
+    svc.stop()  # twice is fine
+    with pytest.raises(RuntimeError, match="start"):
+        svc.target
+    with pytest.raises(ValueError, match="num_workers"):
+        ProcessService(num_workers=0)
+
+
+def test_the_service_documentation_names_the_python_functions_it_does_not_support():
+    import importlib
+
+    doc = " ".join((importlib.import_module("tensorflow.python.data.experimental.service").__doc__ or "").split())
+    limits = doc[doc.index("Limitations"):]
+    for name in ("tf.py_function", "tf.numpy_function", "tf.data.Dataset.from_generator", "not supported"):
+        assert name in limits
+
+
+def test_every_new_iterator_is_a_new_job(service):
+    ds = service.distribute(tf.data.Dataset.range(5), "parallel_epochs")
+    first, second = sorted(int(v) for v in ds), sorted(int(v) for v in ds)
+    assert first == second == sorted(list(range(5)) * 2)  # the second pass got its own job, not leftovers
+
+
+def test_an_in_memory_cache_belongs_to_one_dataset_object():
+    calls = []
+
+    def count(x):
+        calls.append(1)
+        return x
+
+    def pipeline():
+        return tf.data.Dataset.range(4).map(lambda x: tf.py_function(count, [x], tf.int64)).cache()
+
+    same = pipeline()
+    list(same), list(same)
+    assert len(calls) == 4  # the second pass of the same object read the cache
+    list(pipeline())
+    assert len(calls) == 8  # a new dataset object starts with an empty cache
+
+
+def test_the_sharding_table_matches_tensorflows_documentation():
+    doc = " ".join(tf.data.experimental.service.ShardingPolicy.__doc__.split())
+    assert "The tf.data service cluster is configured with a fixed list of workers in DispatcherConfig" in doc
+    assert "Each client only reads from the local tf.data service worker" in doc
+    assert "make sure that there is at least as many files as workers" in doc  # FILE
+    assert "Each worker will process the whole dataset and discard the portion that is not for itself" in doc  # DATA
+    assert "the dataset needs to produce elements in a deterministic order" in doc
+    assert "falling back to DATA-based sharding" in doc  # FILE_OR_DATA
+    assert "placeholder to replace with `shard(num_workers, worker_index)`" in doc  # HINT
+
+
+@pytest.mark.parametrize("mode, policy, visits", [("parallel_epochs", "OFF", 2), ("distributed_epoch", "DYNAMIC", 1)])
+def test_the_two_modes_are_the_policies_off_and_dynamic(service, mode, policy, visits):
+    by_name = WorkerOrderDisplay.from_service(service, n_elements=8, processing_mode=mode)
+    by_policy = WorkerOrderDisplay.from_service(
+        service, n_elements=8, processing_mode=getattr(tf.data.experimental.service.ShardingPolicy, policy))
+    assert by_name.visits.tolist() == by_policy.visits.tolist() == [visits] * 8

@@ -19,6 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from ._validate import require_dataset, require_positive_int
+from .reading import DEFAULT_TIMEOUT, read
 
 __all__ = ["LeakageReport", "check_leakage", "element_keys"]
 
@@ -36,8 +37,8 @@ def _key(value: Any) -> Any:
 
 
 def element_keys(dataset: tf.data.Dataset, *, key: str | Callable | None = None, batched: bool | None = None,
-                 max_elements: int = 20_000) -> list:
-    """One identity per element of ``dataset`` (one epoch, at most ``max_elements``).
+                 max_elements: int = 20_000, timeout: float = DEFAULT_TIMEOUT) -> list:
+    """One identity per element of ``dataset`` (one epoch, at most ``max_elements``, within ``timeout`` seconds).
 
     ``key``: a dict key (``"id"``), a function ``element -> id``, or ``None``:
     the ``"id"`` key when elements are dicts holding one, else a hash of all of
@@ -50,22 +51,22 @@ def element_keys(dataset: tf.data.Dataset, *, key: str | Callable | None = None,
     spec = dataset.element_spec
     if key is None and isinstance(spec, dict) and "id" in spec:
         key = "id"
+    if isinstance(key, str) and not (isinstance(spec, dict) and key in spec):
+        raise KeyError(f"key={key!r}: the elements are not dicts holding {key!r}; their spec is {spec}.")
     if batched is None:
         first = tf.nest.flatten(spec)[0]
         batched = first.shape.rank is not None and first.shape.rank >= 1 and first.shape[0] is None
     ds = dataset.unbatch() if batched else dataset
+    result = read(ds, max_elements=max_elements, timeout=timeout, where="check_leakage")
+    if result.more:
+        raise ValueError(f"check_leakage read more than {max_elements:,} elements from one epoch; "
+                         "is there a repeat() with no count? Pass the datasets before repeat(), "
+                         "or raise max_elements.")
     keys = []
-    for element in ds.take(max_elements + 1).as_numpy_iterator():
-        if len(keys) == max_elements:
-            raise ValueError(f"check_leakage read more than {max_elements:,} elements from one epoch; "
-                             "is there a repeat() with no count? Pass the datasets before repeat(), "
-                             "or raise max_elements.")
+    for element in result.elements:
         if callable(key):
             element = key(element)
         elif key is not None:
-            if not isinstance(element, dict) or key not in element:
-                raise KeyError(f"key={key!r}: the elements are not dicts holding {key!r}; "
-                               f"their spec is {spec}.")
             element = element[key]
         if isinstance(element, (tuple, list, dict)):
             element = "|".join(str(_key(v)) for v in tf.nest.flatten(element))
@@ -101,8 +102,9 @@ class LeakageReport:
         per = ", ".join(f"epoch {i + 1}: {n}" for i, n in enumerate(self.epoch_overlaps))
         shown = ", ".join(str(k) for k in self.overlap[:8]) + (", ..." if len(self.overlap) > 8 else "")
         why = (" The validation set itself changed between epochs: it was split off a dataset that "
-               "reshuffles every epoch. Split before shuffling, or shuffle with "
-               "reshuffle_each_iteration=False." if self.val_changed else "")
+               "reshuffles every epoch. Fix a random order once (shuffle with reshuffle_each_iteration=False "
+               "and a buffer as large as the data), split that with take and skip, then shuffle only the "
+               "training part." if self.val_changed else "")
         return (f"LEAKAGE: {len(self.overlap):,} element(s) appear in both train and validation ({sizes}; "
                 f"shared within {per}). First shared: {shown}.{why}")
 
@@ -111,12 +113,14 @@ class LeakageReport:
 
 def check_leakage(train: tf.data.Dataset, val: tf.data.Dataset, *, epochs: int = 2,
                   key: str | Callable | None = None, batched: bool | None = None,
-                  max_elements: int = 20_000) -> LeakageReport:
+                  max_elements: int = 20_000, timeout: float = DEFAULT_TIMEOUT) -> LeakageReport:
     """Iterate ``train`` and ``val`` for ``epochs`` epochs each and report shared elements.
 
     Each epoch is a fresh pass over the dataset, as ``model.fit`` makes one, so a
     split drawn from a reshuffling dataset shows its leak in the second epoch.
-    See :func:`element_keys` for ``key`` and ``batched``.
+    See :func:`element_keys` for ``key``, ``batched`` and the bounds (``max_elements``
+    per epoch, ``timeout`` seconds per read: a pipeline that yields nothing stops
+    with :class:`tutor.reading.ReadTimeout`).
 
     >>> print(check_leakage(tf.data.Dataset.range(6).take(4), tf.data.Dataset.range(6).skip(4)))
     No leakage: train 4 and validation 2 elements per epoch; the two sets never share an element across 2 epochs.
@@ -124,7 +128,7 @@ def check_leakage(train: tf.data.Dataset, val: tf.data.Dataset, *, epochs: int =
     require_dataset(train, "check_leakage (train)")
     require_dataset(val, "check_leakage (val)")
     epochs = require_positive_int(epochs, "epochs", "check_leakage")
-    opts = dict(key=key, batched=batched, max_elements=max_elements)
+    opts = dict(key=key, batched=batched, max_elements=max_elements, timeout=timeout)
     train_epochs, val_epochs = [], []
     for _ in range(epochs):
         train_epochs.append(element_keys(train, **opts))

@@ -38,11 +38,9 @@ class DeviceReport:
     def __str__(self) -> str:
         if self.has_gpu:
             return (f"TensorFlow sees {len(self.gpus)} GPU(s): {', '.join(self.gpus)}. Keras places the model "
-                    f"on the GPU; the input pipeline runs on the {self.cpu_cores} CPU core(s). A fast GPU makes "
-                    "each training step cheap, so a slow pipeline shows up even more clearly.")
-        return (f"TensorFlow sees no GPU: the model and the input pipeline share the {self.cpu_cores} CPU "
-                "core(s). Every step below is computed on the CPU; on a GPU the compute part of a step shrinks "
-                "and the input pipeline becomes the bottleneck sooner.")
+                    f"on the GPU; the input pipeline runs on the {self.cpu_cores} CPU core(s) this process may use.")
+        return (f"TensorFlow sees no GPU: the model trains on the CPU, on the same {self.cpu_cores} core(s) "
+                "this process may use for the input pipeline.")
 
     __repr__ = __str__
 

@@ -1,7 +1,6 @@
-"""Exercises for lesson 11: real sources in production, and two stand-ins its demonstrations use.
+"""Exercises for lesson 11: real sources in production, and a stand-in its demonstrations use.
 
 * :func:`first_waits_for_second`: a map function whose element 0 finishes only after element 1.
-* :class:`ServiceInAnotherProcess`: a tf.data service whose one worker is a separate Python process.
 
 >>> from tutor.checks import lesson11 as ex
 >>> ex.q1.check([5, 7]).status
@@ -13,16 +12,12 @@ import glob
 import math
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import threading
-import time
 
 import tensorflow as tf
 
 from ..data import weather_csv
-from ..service import free_ports
 from . import _read
 from ._core import Question, fail, shorten
 from .predict import PredictQuestion
@@ -50,67 +45,6 @@ def first_waits_for_second():
         return x
 
     return lambda x: tf.py_function(work, [x], tf.int64)
-
-
-_WORKER = """
-import os, sys
-os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
-import tensorflow as tf
-service = tf.data.experimental.service
-worker = service.WorkerServer(service.WorkerConfig(dispatcher_address="localhost:{dispatcher}",
-    worker_address="localhost:{worker}", port={worker}, heartbeat_interval_ms=250))
-print("ready", flush=True)
-sys.stdin.read()  # runs until the notebook closes our stdin or stops us
-"""
-
-
-class ServiceInAnotherProcess:
-    """A tf.data service with its dispatcher in this process and its one worker in a new Python process.
-
-    The worker process shares nothing with this one but the network, as on a
-    real cluster, so Python functions defined here (``from_generator``,
-    ``py_function``) do not exist there. Use it in a ``with`` block; ``target``
-    is the dispatcher's address for ``tf.data.experimental.service.distribute``.
-    """
-
-    def __init__(self, *, timeout: float = 60.0):
-        self.timeout = timeout
-        self.dispatcher = None
-        self.process = None
-
-    def __enter__(self) -> "ServiceInAnotherProcess":
-        service = tf.data.experimental.service
-        dispatcher_port, worker_port = free_ports(2)
-        self.dispatcher = service.DispatchServer(service.DispatcherConfig(port=dispatcher_port))
-        code = _WORKER.format(dispatcher=dispatcher_port, worker=worker_port)
-        self.process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True)
-        ready: list[str] = []
-        reader = threading.Thread(target=lambda: ready.append(self.process.stdout.readline()), daemon=True)
-        reader.start()
-        reader.join(self.timeout)
-        deadline = time.monotonic() + self.timeout
-        while ready and getattr(self.dispatcher, "_num_workers", lambda: 1)() < 1 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        if not ready or not ready[0].startswith("ready"):
-            self.__exit__()
-            raise RuntimeError(f"ServiceInAnotherProcess: the worker process did not start in {self.timeout:g} s.")
-        return self
-
-    @property
-    def target(self) -> str:
-        return self.dispatcher.target
-
-    def __exit__(self, *exc) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process.stdout.close()
-            self.process.stdin.close()
-            self.process = None
-        if self.dispatcher is not None:
-            (getattr(self.dispatcher, "stop", None) or self.dispatcher._stop)()
-            self.dispatcher = None
 
 
 # ----------------------------------------------------------------------- q1, q2: predictions

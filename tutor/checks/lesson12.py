@@ -1,7 +1,7 @@
-"""Exercises for lesson 12 (training end to end).
+"""Exercises for lesson 12: training end to end.
 
-q1: make the input pipeline stop being the bottleneck (step times measured in the check).
-q2: split train and validation without leakage (checked over two epochs).
+q1: a pipeline the model no longer waits for, judged by what it does (structure, counts, images), never by time.
+q2: a train/validation split by the splitting rule, checked over two epochs.
 
 >>> from tutor.checks import lesson12 as ex
 >>> ex.q2.check(...).status
@@ -9,99 +9,161 @@ q2: split train and validation without leakage (checked over two epochs).
 """
 from __future__ import annotations
 
+import hashlib
+import time
+from collections import Counter
 from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
 from .. import augment, training
-from ..leakage import check_leakage
+from ..doctor import PY_FUNCTION_OPS
+from . import _read
 from ._core import Question, fail
-from ._read import dataset as _dataset
-from ..doctor import PY_FUNCTION_OPS, read_pipeline
 
-__all__ = ["q1", "q2", "slow_pipeline", "exercise_digits", "id_dataset"]
+__all__ = ["q1", "q2", "exercise_digits", "id_dataset", "slow_pipeline"]
 
-#: How close to "compute only" a tuned pipeline must get, and how much faster than the slow one.
-#: Your pipeline must close at least this share of the gap between the slow pipeline and compute only.
-GAP_CLOSED = 0.5
-#: Below this slow/compute ratio the machine is too busy to tell pipelines apart by time.
-MEASURABLE = 1.6
-_STEPS = 12
+N_Q1, BATCH_Q1 = 1024, 64
+N_Q2, VAL_Q2 = 500, 100
+#: Ops that move pixels: the rotation of tutor.augment and keras.layers.RandomRotation both use them.
+TRANSFORM_OPS = frozenset({"ImageProjectiveTransformV3", "ImageProjectiveTransformV2"})
 
 
-def exercise_digits(n: int = 1024):
-    """The digits both exercises use: ``(images [n, 28, 28, 1] uint8, labels)``."""
+def exercise_digits(n: int = N_Q1):
+    """The digits of exercise 1: ``(images [n, 28, 28, 1] uint8, labels)``, the same on every machine."""
     from ..data import digits
 
     images, labels = digits(n, source="synthetic")
     return images[..., None], labels
 
 
-def slow_pipeline(images: np.ndarray, labels: np.ndarray, batch_size: int = 64) -> tf.data.Dataset:
-    """The input-bound starting point: per-element SciPy rotation in py_function, no prefetch."""
+def slow_pipeline(images: np.ndarray, labels: np.ndarray, batch_size: int = BATCH_Q1) -> tf.data.Dataset:
+    """The input-bound start of exercise 1: SciPy rotation in ``py_function``, one image per call, no prefetch."""
     ds = tf.data.Dataset.from_tensor_slices((images, labels))
     ds = ds.shuffle(len(labels), seed=0).map(augment.rotate_slow).batch(batch_size)
     return training.without_auto_speedups(ds)
 
 
-def _model():
-    """A light CNN, so that the check's step times are mostly input time and it runs in seconds."""
-    return training.small_cnn(filters=(4, 8))
+# --------------------------------------------------------------------- q1
+def _digest(image: np.ndarray) -> str:
+    return hashlib.sha1(np.asarray(image, np.float32).tobytes()).hexdigest()
 
 
-def _augmentation_is_frozen(ds: tf.data.Dataset, limit: int = 200) -> bool:
-    """Whether the first batch of the second epoch repeats the first batch of the first one exactly.
+def _image_batches(ds: tf.data.Dataset) -> None:
+    """Fail unless the elements are ``(images [batch, 28, 28, 1], labels [batch])``."""
+    spec = ds.element_spec
+    if not (isinstance(spec, tuple) and len(spec) == 2 and all(isinstance(s, tf.TensorSpec) for s in spec)):
+        fail(f"each element is {_read.describe_spec(spec)}; expected a pair (images, labels), as "
+             "from_tensor_slices((ex_images, ex_labels)) gives.")
+    images, labels = spec
+    if _read.is_text(images) or not _read.is_number_spec(images):
+        fail(f"the images are {images.dtype.name} values; expected numbers (the digits' pixels).")
+    if images.shape.rank == 3 and tuple(images.shape) == (28, 28, 1):
+        fail("each element is one image [28, 28, 1], not a batch: add batch(64).")
+    if images.shape.rank != 4 or tuple(images.shape[1:]) != (28, 28, 1):
+        fail(f"the images have shape {_read.shape_text(images.shape)}; expected batches [batch, 28, 28, 1].")
+    if labels.shape.rank != 1:
+        fail(f"the labels have shape {_read.shape_text(labels.shape)}; expected one label per image, [batch].")
 
-    A ``cache()`` only replays once a whole pass has gone through it, so the first
-    pass is read to its end (at most ``limit`` batches). On an endless pipeline,
-    the batches of that one pass are searched for a repeat of the first batch.
-    """
-    first_pass = iter(ds)
-    first = next(first_pass)[0].numpy()
-    for count, batch in enumerate(first_pass, start=1):
-        if count >= limit:
-            return False
-        if ds.cardinality() == tf.data.INFINITE_CARDINALITY and np.array_equal(batch[0].numpy(), first):
-            return True
-    second = next(iter(ds))[0].numpy()
-    return first.shape == second.shape and np.array_equal(first, second)
+
+def _read_pass(ds: tf.data.Dataset) -> tuple[list[int], np.ndarray, list[int]]:
+    """One pass: (batch sizes, images as one array, labels)."""
+    batches = _read.elements(ds, N_Q1 + 1)
+    if not batches:
+        fail("your dataset is empty: it produced no batch.")
+    sizes = [len(b[1]) for b in batches]
+    return sizes, np.concatenate([np.asarray(b[0], np.float32) for b in batches]), \
+        [int(v) for b in batches for v in np.ravel(b[1])]
+
+
+def _python_stage(found: list):
+    return next((s for s in found if s.fn_ops & PY_FUNCTION_OPS or (s.kind == "source" and s.fn_name == "generator")),
+                None)
+
+
+def _after(found: list, kind: str, index: int) -> bool:
+    return any(s.kind == kind for s in found[index + 1:])
 
 
 def _check_fast(answer: Any) -> str:
-    ds = _dataset(answer, "a tf.data.Dataset of (images, labels) batches")
-    spec = ds.element_spec
-    if not (isinstance(spec, tuple) and len(spec) == 2 and spec[0].shape.rank == 4
-            and tuple(spec[0].shape[1:]) == (28, 28, 1)):
-        fail(f"expected batches (images [batch, 28, 28, 1], labels), got element_spec={spec}.")
-    if _augmentation_is_frozen(ds):
-        fail("two passes over your pipeline gave the very same first batch: the random rotation is gone, or it "
-             "sits before cache() and is frozen. Keep the augmentation, after cache().")
-    images, labels = exercise_digits()
-    first = next(iter(ds.take(1)))
-    pipelines = {"slow": slow_pipeline(images, labels), "yours": ds,
-                 "compute only": tf.data.Dataset.from_tensors(first).repeat()}  # one batch from memory
-    times = {k: float(np.median(v)) for k, v in
-             training.compare_step_times(_model, pipelines, steps=_STEPS, rounds=2).items()}
-    ms = {k: f"{v * 1000:.0f} ms" for k, v in times.items()}
-    summary = f"median step: slow pipeline {ms['slow']}, yours {ms['yours']}, compute only {ms['compute only']}"
-    if times["slow"] < MEASURABLE * times["compute only"]:
-        # Too busy to tell the pipelines apart by time: judge the structure instead.
-        stages = read_pipeline(ds)
-        batch_at = [i for i, stage in enumerate(stages) if stage.kind == "batch"]
-        py_at = [i for i, stage in enumerate(stages) if stage.fn_ops & PY_FUNCTION_OPS]
-        if py_at and (not batch_at or py_at[0] < batch_at[0]):
-            fail(f"{summary} (the machine is too busy to time reliably, so I looked at your pipeline instead): "
-                 "it still calls Python (py_function) once per image before batch.")
-        return (f"{summary}. The machine is too busy for a clean timing, but your pipeline no longer calls "
-                "Python per image, so it should keep up with the model.")
-    gap = times["slow"] - times["compute only"]
-    if times["yours"] > times["compute only"] + (1 - GAP_CLOSED) * gap:
-        fail(f"{summary}. Your steps still wait for input. Rotate whole batches in one TF op "
-             "(batch, then map(tutor.augment.rotate_batch, num_parallel_calls=tf.data.AUTOTUNE)), cache the "
-             "decoded images before the augmentation, and end with prefetch(tf.data.AUTOTUNE).")
-    closed = (times["slow"] - times["yours"]) / gap
-    return f"{summary}: you closed {min(closed, 1):.0%} of the gap to compute only; the input no longer sets the pace."
+    ds = _read.answer_dataset(answer, "a tf.data.Dataset of (images, labels) batches")
+    _image_batches(ds)
+    if int(ds.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
+        fail("your dataset never ends: leave out repeat(). The checker makes its own passes, one per epoch.")
+    found = _read.stages(ds)
+    python = _python_stage(found)
+    if python is not None:
+        fail(f"your pipeline still runs Python ({python.where}): py_function, numpy_function or a generator is "
+             "called once per element, one call at a time, and that is what made the slow pipeline slow. Rotate "
+             "with a TensorFlow op instead: batch(64), then map(tutor.augment.rotate_batch).")
+    start = time.perf_counter()
+    sizes, first, labels = _read_pass(ds)
+    seconds = time.perf_counter() - start
+    _, second, labels_2 = _read_pass(ds)
+    if any(n != BATCH_Q1 for n in sizes[:-1]) or sizes[-1] > BATCH_Q1:
+        fail(f"use batches of {BATCH_Q1}, as the slow pipeline does; your batch sizes are {sizes[:6]}"
+             f"{' ...' if len(sizes) > 6 else ''}.")
+    if len(labels) != N_Q1:
+        extra = " That is two passes: leave out repeat(2)." if len(labels) == 2 * N_Q1 else ""
+        fail(f"one pass over your dataset holds {len(labels):,} images; expected the {N_Q1:,} digits of "
+             f"exercise_digits(), each once.{extra}")
+    images, source_labels = exercise_digits()
+    if Counter(labels) != Counter(source_labels.tolist()):
+        fail("your labels are not those of exercise_digits(): build the pipeline from ex_images and ex_labels.")
+    originals = {_digest(im) for im in images}
+    unchanged = sum(_digest(im) in originals for im in first)
+    if unchanged > N_Q1 // 2:
+        fail(f"{unchanged:,} of the {N_Q1:,} images come out exactly as they went in: the random rotation is "
+             "missing. Keep it: map(tutor.augment.rotate_batch) after batch(64).")
+    repeated = len({_digest(im) for im in first} & {_digest(im) for im in second})
+    if repeated > N_Q1 // 2:
+        random_at = [k for k, s in enumerate(found) if s.kind == "map" and (s.random_fn or s.fn_ops & TRANSFORM_OPS)]
+        if random_at and _after(found, "cache", random_at[0]):
+            fail(f"the second epoch repeats {repeated:,} rotated images of the first one exactly: your cache() comes "
+                 "after the rotation, so it replays the first epoch's angles (lesson 05). Put the rotation after "
+                 "cache().")
+        fail(f"the second epoch repeats {repeated:,} rotated images of the first one exactly: every epoch gets the "
+             "same angles. Use a rotation that draws new angles every time it runs, such as "
+             "tutor.augment.rotate_batch.")
+    rotating = [s for s in found if s.kind == "map" and s.fn_ops & TRANSFORM_OPS]
+    batch_at = next((k for k, s in enumerate(found) if s.kind == "batch"), None)
+    if rotating and batch_at is not None and all(found.index(s) < batch_at for s in rotating):
+        fail(f"your rotation ({rotating[0].where}) runs once per image, before batch: one op call per image. "
+             "Rotate whole batches: batch(64) first, then map(tutor.augment.rotate_batch).")
+    _check_shuffled(found, batch_at, labels, labels_2, source_labels.tolist())
+    last = found[-1]
+    if last.kind != "prefetch":
+        fail(f"your pipeline ends with {last.label}; end it with prefetch(tf.data.AUTOTUNE), so the next batch is "
+             "ready while the model computes.")
+    return (f"no Python per image, whole batches rotated with fresh angles every epoch, examples reshuffled every "
+            f"epoch, and a prefetch at the end. (For information: one pass over your pipeline took {seconds:.2f} s "
+            "on this machine.)")
+
+
+def _check_shuffled(found: list, batch_at: int | None, labels: list, labels_2: list, source: list) -> None:
+    before = found[:batch_at] if batch_at is not None else found
+    shuffles = [s for s in before if s.kind == "shuffle"]
+    if not shuffles:
+        if any(s.kind == "shuffle" for s in found):
+            fail("your shuffle comes after batch, so it shuffles whole batches and every batch holds the same "
+                 "digits in every epoch. Shuffle the examples: shuffle(1024) before batch.")
+        fail("the examples are not shuffled: add shuffle(1024) before batch, as the slow pipeline has.")
+    small = [s for s in shuffles if isinstance(s.params.get("buffer_size"), int) and 0 < s.params["buffer_size"] < N_Q1]
+    if small and len(small) == len(shuffles):
+        fail(f"shuffle(buffer_size={small[0].params['buffer_size']}) is not a full shuffle of the {N_Q1:,} digits; "
+             f"use a buffer of {N_Q1}, as the slow pipeline does.")
+    if labels == source:
+        fail("the labels come out in the order of ex_labels: nothing shuffled the examples.")
+    if labels == labels_2:
+        last = found.index(shuffles[-1])
+        if shuffles[-1].params.get("reshuffle_each_iteration") is False:
+            fail("both epochs come in the same order: your shuffle has reshuffle_each_iteration=False. Leave it "
+                 "at its default, so every epoch gets a new order.")
+        if _after(found[:batch_at] if batch_at is not None else found, "cache", last):
+            fail("both epochs come in the same order: cache() after shuffle stores the first order and replays it. "
+                 "Put cache() before shuffle.")
+        fail("both epochs come in the same order; every epoch should get a new order.")
 
 
 q1 = Question(
@@ -109,8 +171,9 @@ q1 = Question(
     _check_fast,
     hints=[
         "Profile first: the slow pipeline calls Python (py_function) once per image.",
-        "Batch before augmenting, and rotate the batch with tutor.augment.rotate_batch in one call.",
-        "from_tensor_slices -> cache -> shuffle -> batch -> map(rotate_batch, num_parallel_calls=AUTOTUNE) -> prefetch.",
+        "Batch before augmenting, and rotate the whole batch with tutor.augment.rotate_batch in one call.",
+        "from_tensor_slices -> shuffle(1024) -> batch(64) -> map(rotate_batch, num_parallel_calls=AUTOTUNE) -> "
+        "prefetch(AUTOTUNE).",
     ],
     solution="""
         images, labels = tutor.checks.lesson12.exercise_digits()
@@ -125,33 +188,102 @@ q1 = Question(
 
 
 # --------------------------------------------------------------------- q2
-def id_dataset(n: int = 500) -> tf.data.Dataset:
-    """``n`` elements ``{"id", "image", "label"}``: the data to split in exercise 2."""
+def id_dataset(n: int = N_Q2) -> tf.data.Dataset:
+    """``n`` elements ``{"id", "image", "label"}`` sorted by label, as files often are: the data of exercise 2."""
     images, labels = exercise_digits(n)
-    return tf.data.Dataset.from_tensor_slices({"id": tf.range(n, dtype=tf.int64), "image": images,
-                                               "label": labels})
+    order = np.argsort(labels, kind="stable")
+    return tf.data.Dataset.from_tensor_slices({"id": tf.range(n, dtype=tf.int64), "image": images[order],
+                                               "label": labels[order]})
+
+
+def _ids_and_labels(ds: tf.data.Dataset, name: str) -> tuple[list[int], list[int]]:
+    spec = ds.element_spec
+    if not (isinstance(spec, dict) and "id" in spec and "label" in spec):
+        fail(f"{name}: each element is {_read.describe_spec(spec)}; keep the elements of id_dataset() as they are, "
+             "dicts with 'id', 'image' and 'label' (the checker reads 'id' and 'label').")
+    if not (spec["id"].dtype.is_integer and spec["id"].shape.rank in (0, 1)):
+        fail(f"{name}: the 'id' feature has shape {_read.shape_text(spec['id'].shape)}; keep it as it is.")
+    if int(ds.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
+        fail(f"{name} never ends: leave out repeat(). The checker reads each part twice, as two epochs.")
+    ids, labels = [], []
+    for element in _read.elements(ds, 4 * N_Q2):
+        ids.extend(int(v) for v in np.ravel(element["id"]))
+        labels.extend(int(v) for v in np.ravel(element["label"]))
+    return ids, labels
+
+
+def _reshuffling_split(found: list) -> bool:
+    """A take/skip that reads a shuffle which reshuffles for every iterator."""
+    for k, s in enumerate(found):
+        if s.kind in ("take", "skip") and any(p.kind == "shuffle" and p.params.get("reshuffle_each_iteration")
+                                              is not False for p in found[:k]):
+            return True
+    return False
 
 
 def _check_split(answer: Any) -> str:
+    if isinstance(answer, tf.data.Dataset):
+        fail("answer with a pair (train, val) of two datasets, got one dataset. Split it with take and skip.")
     if not (isinstance(answer, (tuple, list)) and len(answer) == 2):
-        fail(f"expected a pair (train, val) of datasets, got {type(answer).__name__}.")
-    train, val = (_dataset(a, "a tf.data.Dataset") for a in answer)
-    for name, d in (("train", train), ("val", val)):
-        if not (isinstance(d.element_spec, dict) and "id" in d.element_spec):
-            fail(f"keep the 'id' feature in {name}'s elements (the check reads it), got "
-                 f"element_spec={d.element_spec}.")
-    report = check_leakage(train, val, epochs=2, key="id")
-    if report.leaked:
-        fail(str(report))
-    n_train, n_val = len(report.train_epochs[0]), len(report.val_epochs[0])
-    if n_val == 0 or n_train == 0:
-        fail(f"train has {n_train} and validation {n_val} elements; both must hold some.")
-    total = len(set(report.train_epochs[0]) | set(report.val_epochs[0]))
-    if total < 500:
-        fail(f"train and validation together hold {total} of the 500 elements; a split should use them all.")
-    if len(set(report.train_epochs[0])) != n_train:
-        fail("train holds the same element twice in one epoch; did repeat() sneak in before the split?")
-    return str(report)
+        got = f"a {type(answer).__name__} of {len(answer)}" if isinstance(answer, (tuple, list)) else \
+            type(answer).__name__
+        fail(f"answer with a pair (train, val) of datasets, got {got}.")
+    train = _read.answer_dataset(answer[0], "a tf.data.Dataset for train (the first of the pair)")
+    val = _read.answer_dataset(answer[1], "a tf.data.Dataset for val (the second of the pair)")
+    (tr1, _), (va1, val_labels) = _ids_and_labels(train, "train"), _ids_and_labels(val, "val")
+    (tr2, _), (va2, _) = _ids_and_labels(train, "train"), _ids_and_labels(val, "val")
+    if (len(tr1), len(va1)) == (VAL_Q2, N_Q2 - VAL_Q2):
+        fail(f"train has {VAL_Q2} elements and val {N_Q2 - VAL_Q2}: the pair is swapped. Answer (train, val), "
+             "train first.")
+    if (len(tr1), len(va1)) != (N_Q2 - VAL_Q2, VAL_Q2):
+        fail(f"train has {len(tr1)} elements and val {len(va1)} per epoch; expected {N_Q2 - VAL_Q2} and {VAL_Q2}.")
+    for name, ids in (("train", tr1), ("val", va1)):
+        if len(set(ids)) != len(ids):
+            twice = next(i for i, c in Counter(ids).items() if c > 1)
+            fail(f"{name} holds id {twice} more than once in one epoch. Each element belongs to one part, once.")
+    leaked = sorted((set(tr1) | set(tr2)) & (set(va1) | set(va2)))
+    if leaked:
+        if _reshuffling_split(_read.stages(train)) or _reshuffling_split(_read.stages(val)):
+            fail(f"{len(leaked)} ids, such as {leaked[:5]}, are in train and in val: leakage. take() and skip() each "
+                 "make their own iterator (lesson 01), and a shuffle that reshuffles gives each iterator a new "
+                 "order, so the two parts are cut from different orders. Fix the order once: shuffle(500, seed=..., "
+                 "reshuffle_each_iteration=False), then take and skip.")
+        fail(f"{len(leaked)} ids, such as {leaked[:5]}, are in train and in val: leakage. Every element must be in "
+             "one part only, in every epoch.")
+    classes = sorted(set(val_labels))
+    partial = [s for ds in (train, val) for s in _before_split(_read.stages(ds)) if s.kind == "shuffle"
+               and isinstance(s.params.get("buffer_size"), int) and 0 < s.params["buffer_size"] < N_Q2]
+    if partial:
+        fail(f"the one-time shuffle has buffer_size={partial[0].params['buffer_size']}, smaller than the {N_Q2} "
+             f"elements, so the fixed order is only partly random (lesson 03) and a part cut from the sorted data "
+             f"does not mix the labels evenly (val holds the labels {classes}). Use a buffer of {N_Q2}.")
+    if len(classes) <= 3:
+        fail(f"val holds only the label(s) {classes}: id_dataset() is sorted by label, so cutting it as it comes "
+             "gives a validation set of a few classes. Fix a random order first: shuffle(500, seed=..., "
+             "reshuffle_each_iteration=False) with a buffer as large as the data, then take and skip.")
+    unfixed = [name for name, ds in (("train", train), ("val", val)) if not _cut_from_fixed_order(_read.stages(ds))]
+    if unfixed:
+        fail(f"{' and '.join(unfixed)} {'is' if len(unfixed) == 1 else 'are'} not cut with take or skip from a fixed "
+             "random order. The task asks for the splitting rule: fixed = id_ds.shuffle(500, seed=..., "
+             "reshuffle_each_iteration=False), then val = fixed.take(100) and train = fixed.skip(100).")
+    if tr1 == tr2:
+        fail("train comes out in the same order in both epochs. After the split, shuffle the training part, "
+             "leaving reshuffle_each_iteration at its default (True), so every epoch gets a new order.")
+    return (f"train ({N_Q2 - VAL_Q2}) and val ({VAL_Q2}, {len(classes)} different labels) never share an element "
+            "over two epochs, and train comes in a new order every epoch.")
+
+
+def _cut_from_fixed_order(found: list) -> bool:
+    """A take or skip that reads a shuffle with ``reshuffle_each_iteration=False`` (one random order, kept)."""
+    cut = next((k for k, s in enumerate(found) if s.kind in ("take", "skip")), None)
+    return cut is not None and any(s.kind == "shuffle" and s.params.get("reshuffle_each_iteration") is False
+                                   for s in found[:cut])
+
+
+def _before_split(found: list) -> list:
+    """The stages before the first take or skip; none when there is no take or skip."""
+    cut = next((k for k, s in enumerate(found) if s.kind in ("take", "skip")), 0)
+    return found[:cut]
 
 
 q2 = Question(
@@ -159,13 +291,15 @@ q2 = Question(
     _check_split,
     hints=[
         "ds.shuffle(n).take(k) and ds.shuffle(n).skip(k) each reshuffle on every pass, so they draw different sets.",
-        "Split first (take/skip on the unshuffled data), then shuffle only the training part.",
-        "Or shuffle once with reshuffle_each_iteration=False before take/skip.",
+        "The splitting rule of lesson 03: fix a random order once with shuffle(500, seed=0, "
+        "reshuffle_each_iteration=False), then take and skip.",
+        "Then shuffle only the training part, with a new order every epoch: train.shuffle(400).",
     ],
     solution="""
         ds = tutor.checks.lesson12.id_dataset()
-        val = ds.take(100)
-        train = ds.skip(100).shuffle(400, seed=0)
+        fixed = ds.shuffle(500, seed=0, reshuffle_each_iteration=False)
+        train = fixed.skip(100).shuffle(400, seed=1)
+        val = fixed.take(100)
         answer = (train, val)
     """,
 )

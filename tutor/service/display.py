@@ -104,7 +104,11 @@ class WorkerOrderDisplay(Display):
 
     @property
     def exactly_once(self) -> bool:
-        """True when every element from 0 to the largest id arrived exactly once."""
+        """True when every element from 0 to the largest id arrived exactly once (in this run).
+
+        ``distributed_epoch`` promises only :attr:`at_most_once`: an element
+        whose split was on a worker that failed is lost, not sent again.
+        """
         return bool(len(self.elements)) and bool(np.all(self.visits == 1))
 
     @property
@@ -188,7 +192,7 @@ class WorkerOrderDisplay(Display):
     def _title(self) -> str:
         head = self.mode or "tf.data service"
         if self.exactly_once:
-            note = "every element arrived exactly once"
+            note = "no element arrived twice"
         else:
             most = int(self.visits.max()) if len(self.visits) else 0
             note = f"elements arrived up to {most} times"
