@@ -56,8 +56,6 @@ def test_bad_input_gets_a_message(q, name, short_deadline):
 
 
 # --------------------------------------------------------------------------- q1
-
-
 def to_pair(d):
     return tf.cast(d["pixels"], tf.float32)[..., None] / 255.0, d["digit"]
 
@@ -99,8 +97,6 @@ def test_q1_errors_while_reading_are_sentences():
 
 
 # --------------------------------------------------------------------------- q2
-
-
 def smooth_map(image):
     return tf.ensure_shape(tf.py_function(ex.smooth, [image], Tout=tf.float32), [28, 28])
 
@@ -155,8 +151,6 @@ def test_smooth_is_a_3x3_mean():
 
 
 # --------------------------------------------------------------------------- q3
-
-
 def test_q3_counts_come_from_a_real_run():
     assert ex.count_calls() == (1, ex.N_ELEMENTS * ex.N_PASSES)
     assert ex.count_calls(4, 1) == (1, 4)

@@ -61,8 +61,6 @@ def test_a_pipeline_that_stalls_while_read_stops_at_the_deadline(short_deadline)
 
 
 # --------------------------------------------------------------------------- q1
-
-
 def test_q1_other_right_answers():
     passes(ex.q1, source().batch(32).map(lambda x: tf.reverse(x, axis=[2])))
     passes(ex.q1, source().batch(32).map(lambda x: x[:, :, ::-1]))
@@ -88,8 +86,6 @@ def test_q1_no_map_is_not_blamed_on_map_placement():
 
 
 # --------------------------------------------------------------------------- q2
-
-
 def small():
     return tf.data.Dataset.from_tensor_slices(images(64))
 
@@ -120,8 +116,6 @@ def test_q2_a_dropped_augmentation_is_not_called_frozen():
 
 
 # --------------------------------------------------------------------------- q3
-
-
 def test_q3_other_right_answers():
     passes(ex.q3, pairs().shuffle(256, seed=0).batch(32).map(ex.rotate_batch))
     passes(ex.q3, pairs().shuffle(1000).batch(32).map(ex.rotate_batch, num_parallel_calls=tf.data.AUTOTUNE))

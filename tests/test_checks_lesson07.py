@@ -38,8 +38,6 @@ BAD_FUNCTIONS = {
 
 
 # --------------------------------------------------------------------------- q1
-
-
 def test_q1_solution_passes_and_shows_the_time_only_as_information():
     result = passes(ex.q1, ex.q1.solution_answer())
     assert "decode ran 12 times instead of 36" in result.message
@@ -123,8 +121,6 @@ def test_a_function_still_returning_the_placeholder_is_not_attempted():
 
 
 # --------------------------------------------------------------------------- q2 and q3
-
-
 @pytest.mark.parametrize("q, right", [(ex.q2, "a"), (ex.q3, "b")], ids=["q2", "q3"])
 def test_letter_questions_accept_the_answer_in_any_case_and_spacing(q, right):
     passes(q, q.solution_answer())

@@ -24,8 +24,6 @@ def test_placeholder_is_unattempted():
 
 
 # ----------------------------------------------------------------------------- q1
-
-
 def test_q1_solution_passes():
     result = ex.q1.check(ex.q1.solution_answer())
     assert result.passed, result.message
@@ -85,8 +83,6 @@ def test_q1_a_dataset_that_never_yields_stops_at_the_deadline(short_deadline):
 
 
 # ----------------------------------------------------------------------------- q2
-
-
 def ids(n=12):
     return tf.data.Dataset.from_generator(lambda: iter(range(n)), output_signature=tf.TensorSpec((), tf.int64))
 
@@ -183,8 +179,6 @@ def test_q2_a_map_that_raises_gets_a_sentence():
 
 
 # ----------------------------------------------------------------------------- q3
-
-
 @pytest.mark.parametrize("answer", ["a", "A", " a ", "a\n"])
 def test_q3_right_letter_in_any_case(answer):
     assert ex.q3.check(answer).passed
@@ -210,8 +204,6 @@ def test_q3_bad_input_gets_a_short_sentence(answer):
 
 
 # ----------------------------------------------------------------------------- the helpers the lesson uses
-
-
 def test_samples_and_signature_agree():
     ds = tf.data.Dataset.from_generator(ex.samples, output_signature=ex.signature())
     first = next(iter(ds))

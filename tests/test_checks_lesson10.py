@@ -25,8 +25,6 @@ def test_placeholder_is_unattempted():
 
 
 # ----------------------------------------------------------------------------- q1
-
-
 def test_q1_solution_passes():
     result = ex.q1.check(ex.q1.solution_answer())
     assert result.passed and "sparse" in result.message
@@ -100,8 +98,6 @@ def test_mystery_records_are_what_the_lesson_says():
 
 
 # ----------------------------------------------------------------------------- q2
-
-
 @pytest.fixture(scope="module")
 def files():
     return ex.example_files()

@@ -47,8 +47,6 @@ def test_q2_without_two_logical_cpus_says_how_to_get_them():
 
 
 # ------------------------------------------------------------------ q1
-
-
 @pytest.mark.parametrize("answer", [[5, 6], (5, 6), np.array([5, 6]), [np.int64(5), 6.0]])
 def test_q1_right_predictions(answer):
     assert ex.q1.check(answer).passed
@@ -71,8 +69,6 @@ def test_q1_wrong_predictions(answer, message):
 
 
 # ------------------------------------------------------------------ q3
-
-
 def _csv(files, **options):
     settings = dict(batch_size=4, label_name="rain", num_epochs=1, shuffle=False,
                     column_defaults=[tf.int32, "", float("nan"), float("nan"), tf.int32])
@@ -109,8 +105,6 @@ def test_q3_typical_mistakes(files, options, message):
 
 
 # ------------------------------------------------------------------ q4
-
-
 def _label(class_names):
     def with_label(path):
         folder = tf.strings.split(path, os.sep)[-2]
@@ -154,8 +148,6 @@ def test_q4_typical_mistakes(files):
 
 
 # ------------------------------------------------------------------ q5
-
-
 def test_q5_other_right_answers():
     def per_replica_by_hand(context):
         ds = R(64).shard(context.num_input_pipelines, context.input_pipeline_id)
@@ -200,8 +192,6 @@ def test_q5_typical_mistakes(answer, message):
 
 
 # ------------------------------------------------------------------ bad input
-
-
 def _bad_inputs():
     return [
         [1, 2, 3], None, "tf.data.Dataset.range(3)", R(10).repeat(), R(10 ** 9).filter(lambda x: x < 0),

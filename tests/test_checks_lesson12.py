@@ -149,8 +149,6 @@ def test_q2_mistakes_are_named(answer, fragment):
 
 
 # ------------------------------------------------------------------ bad input
-
-
 @pytest.mark.parametrize("question", [ex.q1, ex.q2], ids=lambda q: q.title)
 @pytest.mark.parametrize("name, answer", bad_inputs(), ids=[n for n, _ in bad_inputs()])
 def test_bad_input_gets_a_sentence(question, name, answer, short_deadline):

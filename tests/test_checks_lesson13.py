@@ -50,8 +50,6 @@ def test_solution_passes(question):
 
 
 # ------------------------------------------------------------------ q1
-
-
 @pytest.mark.parametrize("answer", ["distributed_epoch", "Distributed_epoch", "  DISTRIBUTED_EPOCH ",
                                     "distributed epoch", "dynamic", POLICY.DYNAMIC])
 
@@ -82,8 +80,6 @@ def test_q1_mistakes_are_named(answer, fragment):
 
 
 # ------------------------------------------------------------------ q2
-
-
 def test_q2_other_right_answers_pass(saved):
     squares, _ = saved
     for answer in (tf.data.Dataset.load(squares), tf.data.Dataset.load(squares).prefetch(2),
@@ -122,8 +118,6 @@ def test_q2_right_shape_but_silent(saved, short_deadline):
 
 
 # ------------------------------------------------------------------ q3
-
-
 def test_q3_other_right_answers_pass(service):
     answers = [
         distribute(R(100).map(tf_sqrt), service),
@@ -172,8 +166,6 @@ def test_q3_endless_silent_or_failing(service, short_deadline):
 
 
 # ------------------------------------------------------------------ bad input
-
-
 @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.title)
 @pytest.mark.parametrize("name, answer", bad_inputs(), ids=[n for n, _ in bad_inputs()])
 def test_bad_input_gets_a_sentence(question, name, answer, short_deadline):

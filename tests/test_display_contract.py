@@ -21,7 +21,6 @@ from matplotlib.axes import Axes
 from matplotlib.collections import PatchCollection, PathCollection
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
-from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
 
 import tutor

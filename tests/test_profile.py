@@ -8,7 +8,6 @@ longer than the pipeline needs waits for almost nothing.
 import time
 
 import numpy as np
-import pytest
 import tensorflow as tf
 
 import tutor

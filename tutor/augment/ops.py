@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import tensorflow as tf
 
 from .rotation import rotate, rotate_scipy_tf

@@ -220,3 +220,16 @@ def kinds(ds: tf.data.Dataset) -> list[str]:
 def chain_text(found: list) -> str:
     """Stages as ``source -> map -> batch``, for messages."""
     return " -> ".join(s.kind for s in found)
+
+
+def reshuffling_split(found: list) -> bool:
+    """True when a ``take`` or ``skip`` in ``found`` reads a shuffle that draws a new order for every iterator.
+
+    That is the splitting rule's fault: each epoch would cut a different part off, so examples move between
+    the two sides. ``found`` is a list of stages, as :func:`stages` returns it.
+    """
+    for k, s in enumerate(found):
+        if s.kind in ("take", "skip") and any(p.kind == "shuffle" and p.params.get("reshuffle_each_iteration")
+                                              is not False for p in found[:k]):
+            return True
+    return False

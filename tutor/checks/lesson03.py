@@ -162,17 +162,6 @@ def _ids(ds: tf.data.Dataset, name: str) -> list[int]:
     return ids
 
 
-def _reshuffling_split(*datasets: tf.data.Dataset) -> bool:
-    """True when a take/skip reads a shuffle that reshuffles for every iterator."""
-    for ds in datasets:
-        found = stages(ds)
-        for k, s in enumerate(found):
-            if s.kind in ("take", "skip") and any(p.kind == "shuffle" and p.params.get("reshuffle_each_iteration")
-                                                  is not False for p in found[:k]):
-                return True
-    return False
-
-
 def _before_split(found: list) -> list:
     """The stages upstream of the first take/skip (all of them when there is none)."""
     cut = next((k for k, s in enumerate(found) if s.kind in ("take", "skip")), len(found))
@@ -203,7 +192,7 @@ def _check_split(answer) -> str:
             fail(f"{name} holds id {twice} more than once in one pass. Each id belongs to one part, once.")
     leaked = sorted((set(tr1) | set(tr2)) & (set(te1) | set(te2)))
     if leaked:
-        if _reshuffling_split(train, test):
+        if _read.reshuffling_split(stages(train)) or _read.reshuffling_split(stages(test)):
             fail(f"ids {leaked[:5]} are in train and in test: leakage. take() and skip() each make their own "
                  "iterator (lesson 01), and a shuffle that reshuffles gives every iterator a new order, so the two "
                  "parts are cut from different orders. Fix the order once first: shuffle(100, seed=..., "

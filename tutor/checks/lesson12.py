@@ -212,15 +212,6 @@ def _ids_and_labels(ds: tf.data.Dataset, name: str) -> tuple[list[int], list[int
     return ids, labels
 
 
-def _reshuffling_split(found: list) -> bool:
-    """A take/skip that reads a shuffle which reshuffles for every iterator."""
-    for k, s in enumerate(found):
-        if s.kind in ("take", "skip") and any(p.kind == "shuffle" and p.params.get("reshuffle_each_iteration")
-                                              is not False for p in found[:k]):
-            return True
-    return False
-
-
 def _check_split(answer: Any) -> str:
     if isinstance(answer, tf.data.Dataset):
         fail("answer with a pair (train, val) of two datasets, got one dataset. Split it with take and skip.")
@@ -243,7 +234,7 @@ def _check_split(answer: Any) -> str:
             fail(f"{name} holds id {twice} more than once in one epoch. Each element belongs to one part, once.")
     leaked = sorted((set(tr1) | set(tr2)) & (set(va1) | set(va2)))
     if leaked:
-        if _reshuffling_split(_read.stages(train)) or _reshuffling_split(_read.stages(val)):
+        if _read.reshuffling_split(_read.stages(train)) or _read.reshuffling_split(_read.stages(val)):
             fail(f"{len(leaked)} ids, such as {leaked[:5]}, are in train and in val: leakage. take() and skip() each "
                  "make their own iterator (lesson 01), and a shuffle that reshuffles gives each iterator a new "
                  "order, so the two parts are cut from different orders. Fix the order once: shuffle(500, seed=..., "

@@ -19,7 +19,6 @@ import functools
 import os
 import socket
 import threading
-from pathlib import Path
 
 import numpy as np
 

@@ -20,7 +20,7 @@ import tensorflow as tf
 from .. import render
 from .._validate import require_positive_int
 from ..reading import read
-from .errors import CorruptRecordError, compression_for, count_records, parse_example
+from .errors import compression_for, count_records
 
 ENCODINGS = ("png", "raw")
 

@@ -7,7 +7,7 @@ from ..functions import PY_FUNCTION_OPS
 from ..graph import Stage
 from ..labels import reader
 from ..report import Finding
-from .walk import downstream, is_, mine, parallel
+from .walk import downstream, mine
 
 #: Element-wise maths and image ops that work the same on a whole batch.
 VECTORIZABLE_OPS = frozenset({
