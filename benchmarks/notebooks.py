@@ -54,7 +54,7 @@ class PeakMemory:
     peak_bytes : int
         Largest sum of RSS over all descendant processes seen at one poll.
     commands : dict[int, list[str]]
-        pid -> command line of every descendant seen (to check which Python ran).
+        pid -> the last command line seen of every descendant (to check which Python ran).
     """
 
     def __init__(self, interval: float = 0.02):
@@ -79,8 +79,8 @@ class PeakMemory:
         for proc in self._me.children(recursive=True):
             try:
                 total += proc.memory_info().rss
-                if proc.pid not in self.commands:
-                    self.commands[proc.pid] = proc.cmdline()
+                # Read again at every poll: a child seen between fork and exec still shows its parent's command.
+                self.commands[proc.pid] = proc.cmdline()
             except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
                 continue
         return total
