@@ -187,12 +187,6 @@ class Lookahead:
             if _margins(figure) != margins:  # start from the explorer's margins, so both draw the same picture
                 figure.subplots_adjust(**margins)
                 self.canvas.invalidate()
-            previous = self._previous
-            if previous is None:
-                for ax in figure.axes:
-                    ax.clear()
-            changed = explorer._draw(drawn, figure, previous)
-            full = previous is None or not isinstance(changed, (list, tuple))
-            png = self.canvas.render(None if full else list(changed))
+            png = explorer._render_on(self.canvas, drawn, self._previous)
             self._previous = drawn
         return Frame(disp, png, explorer._describe(disp, values))

@@ -224,17 +224,23 @@ class Explorer(widgets.Box):
         self.last_render_seconds = time.perf_counter() - start
         self._plan()
 
+
+    def _render_on(self, canvas, disp, previous):
+        """Draw ``disp`` on ``canvas``'s figure over ``previous`` (None: from clear axes); returns the PNG.
+
+        Only the artists ``_draw`` reports as changed are rendered again, unless it reports None.
+        """
+        if previous is None:
+            for ax in canvas.figure.axes:
+                ax.clear()
+        changed = self._draw(disp, canvas.figure, previous)
+        full = previous is None or not isinstance(changed, (list, tuple))
+        return canvas.render(None if full else list(changed))
+
     def _paint(self, disp, values: dict) -> tuple[bytes, str]:
         """Draw ``disp`` (computed from ``values``) into the figure and show it."""
-        figure = self.canvas.figure
         with DRAWING:
-            previous = self._drawn
-            if previous is None:
-                for ax in figure.axes:
-                    ax.clear()
-            changed = self._draw(disp, figure, previous)
-            full = previous is None or not isinstance(changed, (list, tuple))
-            png = self.canvas.render(None if full else list(changed))
+            png = self._render_on(self.canvas, disp, self._drawn)
         self._drawn = self._current = disp
         self._current_values = values
         readout = self._describe(disp, values)
