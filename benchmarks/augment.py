@@ -89,7 +89,7 @@ def main(argv=None) -> int:
     if "tfa" in disp.timings:
         print(f"ratio {'tfa / tf':<16} {disp.ratio('tfa', 'tf'):6.2f}x  (tfa wraps the same op: expect about 1)")
     gil_section(images, args.batch_size, args.repeats, disp.seconds.get("scipy"))
-    print(f"\nthe article lesson 05 grew from, 60,000 MNIST images: 36.7 s -> 3.3 s -> 0.44 s (ratios 11x and 7.5x)")
+    print("\nthe article lesson 05 grew from, 60,000 MNIST images: 36.7 s -> 3.3 s -> 0.44 s (ratios 11x and 7.5x)")
     print(f"total benchmark time {time.perf_counter() - start:.1f} s")
     return 0
 

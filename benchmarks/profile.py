@@ -69,16 +69,6 @@ def profiled_seconds(ds) -> tuple[float, float, float, list]:
     return tl.total_time, tl.total_time - float(tl.steps["end"][0]), call, tl.stages
 
 
-def per_element_seconds(work, n: int = 100) -> float:
-    ds = tf.data.Dataset.range(n).map(work).batch(50).with_options(T.naive_options())
-    for _ in ds:
-        pass
-    start = time.perf_counter()
-    for _ in ds:
-        pass
-    return (time.perf_counter() - start) / n
-
-
 def matmul_work(size: int):
     def fn(x):
         a = tf.random.uniform((size, size))
@@ -90,18 +80,14 @@ def matmul_work(size: int):
 def one_matmul_for(seconds: float):
     """One matrix product per element, its size picked so that it takes about ``seconds`` here."""
     sizes = [96, 128, 192, 256, 320, 384, 448, 512]
-    cost = {n: per_element_seconds(matmul_work(n)) for n in sizes}
+    cost = {n: T.seconds_per_element(matmul_work(n)) for n in sizes}
     size = min(sizes, key=lambda n: abs(cost[n] - seconds))
     return matmul_work(size), size
 
 
 def tf_work_for(seconds: float, size: int = 128):
-    """``tf_busy_work`` with its repeats fitted (two points) to take about ``seconds`` per element here."""
-    low = per_element_seconds(T.tf_busy_work(repeats=4, size=size))
-    high = per_element_seconds(T.tf_busy_work(repeats=16, size=size))
-    per_repeat = max((high - low) / 12, 1e-7)
-    repeats = max(1, round((seconds - low) / per_repeat) + 4)
-    return T.tf_busy_work(repeats=repeats, size=size), repeats
+    """``tf_busy_work`` with its repeats fitted to take about ``seconds`` per element here."""
+    return T.fitted_tf_busy_work(seconds, size=size)
 
 
 def compare(name: str, work) -> dict:

@@ -55,21 +55,8 @@ def recorded_seconds(pipe) -> tuple[float, float]:
 
 
 def tf_work_for(seconds: float, size: int = 128):
-    """A TF-native op calibrated to take about ``seconds`` per element (two-point fit on this machine)."""
-    def per_element(repeats: int) -> float:
-        ds = tf.data.Dataset.range(100).map(T.tf_busy_work(repeats=repeats, size=size)).batch(50)
-        ds = ds.with_options(T.naive_options())
-        for _ in ds:
-            pass
-        start = time.perf_counter()
-        for _ in ds:
-            pass
-        return (time.perf_counter() - start) / 100
-
-    low, high = per_element(4), per_element(16)
-    per_repeat = max((high - low) / 12, 1e-7)
-    repeats = max(1, round((seconds - low) / per_repeat) + 4)
-    return T.tf_busy_work(repeats=repeats, size=size), repeats
+    """``tf_busy_work`` with its repeats fitted to take about ``seconds`` per element here."""
+    return T.fitted_tf_busy_work(seconds, size=size)
 
 
 def compare(name: str, work) -> dict:

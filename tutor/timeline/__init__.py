@@ -24,7 +24,7 @@ from .pipeline import Pipeline, naive_options
 from .profiler import ProfilerBusyError, ProfileTimeout, profile
 from .record import record
 from .simulate import simulate
-from .work import busy_wait, python_busy_work, sleep_work, tf_busy_work
+from .work import busy_wait, fitted_tf_busy_work, python_busy_work, seconds_per_element, sleep_work, tf_busy_work
 
 __all__ = [
     "CONSUMER",
@@ -41,5 +41,5 @@ __all__ = [
     "record",
     "simulate",
     "sleep_work",
-    "tf_busy_work",
+    "fitted_tf_busy_work", "seconds_per_element", "tf_busy_work",
 ]

@@ -106,3 +106,29 @@ def tf_busy_work(repeats: int = 20, size: int = 96) -> Callable:
             return tf.identity(x)
 
     return fn
+
+
+def seconds_per_element(fn: Callable, n: int = 100) -> float:
+    """Seconds per element of ``range(n).map(fn).batch(50)``, automatic speed-ups off, after one warm-up pass."""
+    from .pipeline import naive_options
+
+    ds = tf.data.Dataset.range(n).map(fn).batch(50).with_options(naive_options())
+    for _ in ds:
+        pass
+    start = time.perf_counter()
+    for _ in ds:
+        pass
+    return (time.perf_counter() - start) / n
+
+
+def fitted_tf_busy_work(seconds: float, size: int = 128):
+    """:func:`tf_busy_work` with its repeats fitted to take about ``seconds`` per element on this machine.
+
+    It measures 4 and 16 repeats with :func:`seconds_per_element` and reads the repeats off the line through
+    those two points. Returns ``(fn, repeats)``. For benchmarks: the fit is only as steady as the machine.
+    """
+    low = seconds_per_element(tf_busy_work(repeats=4, size=size))
+    high = seconds_per_element(tf_busy_work(repeats=16, size=size))
+    per_repeat = max((high - low) / 12, 1e-7)
+    repeats = max(1, round((seconds - low) / per_repeat) + 4)
+    return tf_busy_work(repeats=repeats, size=size), repeats
