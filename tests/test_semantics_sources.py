@@ -16,7 +16,7 @@ import pytest
 import tutor
 import tensorflow as tf
 from tutor.checks import lesson11
-from tutor.checks.predict import plain
+from tutor.checks._read import plain
 
 R = tf.data.Dataset.range
 

@@ -4,7 +4,7 @@ import pytest
 import tensorflow as tf
 
 import tutor
-from tutor.checks.predict import plain
+from tutor.checks._read import plain
 from tutor.reading import ReadTimeout, read
 
 R = tf.data.Dataset.range
@@ -255,3 +255,42 @@ def test_enumerate_scan_and_reduce():
     total, count = temperatures.reduce((0.0, 0.0), lambda state, t: (state[0] + t, state[1] + 1))
     assert tf.is_tensor(total) and not isinstance(total, tf.data.Dataset)
     assert float(total / count) == pytest.approx(12.4) and int(count) == 5
+
+
+# ------------------------------------------------------------------ lesson 06: keras.utils.timeseries_dataset_from_array
+def test_timeseries_dataset_from_array_gives_the_window_pairs_batched():
+    import keras
+
+    values = np.arange(100, 110)
+    ds = keras.utils.timeseries_dataset_from_array(values[:-1], targets=values[3:], sequence_length=3, batch_size=4)
+    assert isinstance(ds, tf.data.Dataset)
+    batches = list(ds.as_numpy_iterator())
+    assert [len(t) for _, t in batches] == [4, 3]
+    keras_pairs = [(w.tolist(), int(t)) for x, y in batches for w, t in zip(x, y)]
+    windows = R(100, 110).window(4, shift=1, drop_remainder=True).flat_map(lambda w: w.batch(4))
+    by_hand = [(w[:-1].tolist(), int(w[-1])) for w in windows.as_numpy_iterator()]
+    assert keras_pairs == by_hand  # the same pairs as window(4, shift=1) split into inputs and target
+
+
+def test_timeseries_start_and_end_index_split_by_time_without_shared_input_rows():
+    import keras
+
+    values = np.arange(100, 110)
+
+    def rows(**part):
+        ds = keras.utils.timeseries_dataset_from_array(values[:-1], targets=values[3:], sequence_length=3, **part)
+        return {int(v) for x, _ in ds.as_numpy_iterator() for w in x for v in w}
+
+    train, val = rows(end_index=5), rows(start_index=5)
+    assert train == {100, 101, 102, 103, 104} and val == {105, 106, 107, 108} and not train & val
+
+
+def test_timeseries_stride_and_rate_are_shift_and_stride():
+    import keras
+
+    values = np.arange(12)
+    ds = keras.utils.timeseries_dataset_from_array(values, None, sequence_length=3, sequence_stride=2, sampling_rate=2,
+                                                   batch_size=100)
+    keras_windows = next(ds.as_numpy_iterator()).tolist()
+    by_hand = R(12).window(3, shift=2, stride=2, drop_remainder=True).flat_map(lambda w: w.batch(3))
+    assert keras_windows == [w.tolist() for w in by_hand.as_numpy_iterator()]

@@ -39,6 +39,9 @@ def quiet_tensorflow() -> None:
         tf.config.list_physical_devices()
 
     tf.get_logger().setLevel(logging.ERROR)
+    # In an interactive kernel AutoGraph also echoes its warnings to stdout, past the logger: for example
+    # "could not transform <lambda>" for two lambdas on one line, which then run as they are, correctly.
+    tf.autograph.set_verbosity(0, alsologtostdout=False)
     try:
         import absl.logging
 

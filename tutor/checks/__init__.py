@@ -4,11 +4,18 @@
 >>> ex.q1.check(...).status
 'unattempted'
 
-* :class:`Question`: an exercise with a checker, hints and a solution.
-* :class:`PredictQuestion`: predict what a real pipeline produces, then run it and compare.
-* :func:`fail`: inside a checker, stop with a message that teaches.
-"""
-from ._core import CheckFailed, Question, Result, fail
-from .predict import PredictQuestion, describe_difference
+The framework, which lesson modules use and never extend with each other's code:
 
-__all__ = ["CheckFailed", "PredictQuestion", "Question", "Result", "describe_difference", "fail"]
+* :mod:`~tutor.checks.questions`: every question type. :class:`Question` (a checker, hints, a solution),
+  :class:`FunctionQuestion` (answered with a function the checker calls), :class:`PredictQuestion` (predict what
+  a real pipeline produces, then run it) and :class:`SetPrediction` (a predicted set of numbers).
+* :mod:`~tutor.checks._read`: reading an answer (a dataset, its elements, text, a letter) with a sentence for
+  anything else; :mod:`~tutor.checks._stages`: its stages, and the rules that need them (the splitting rule).
+* :mod:`~tutor.checks._core`: :class:`Result`, :func:`fail` (stop a checker with a message that teaches), and the
+  sentences for errors a learner's pipeline raises.
+"""
+from ._core import CheckFailed, Result, fail
+from .questions import FunctionQuestion, PredictQuestion, Question, SetPrediction, describe_difference
+
+__all__ = ["CheckFailed", "FunctionQuestion", "PredictQuestion", "Question", "Result", "SetPrediction",
+           "describe_difference", "fail"]

@@ -1,24 +1,23 @@
-"""A small exercise framework: a question knows how to check, hint and solve itself.
+"""The bottom of the exercise framework: results, texts, failing with a sentence, errors into sentences.
 
 The learner passes the object to check explicitly::
 
     from tutor.checks import lesson02 as ex
     ex.q1.check(my_dataset)
 
-``check`` returns a :class:`Result`; it renders as a coloured box in Jupyter
-and as one line of plain text elsewhere, and ``result.passed`` says whether it
-passed. It never raises and never hangs: reading an answer is bounded in
-elements and in time, and an error raised by the learner's pipeline comes back
-as a sentence, with the original text in a collapsed detail.
+``check`` (see :mod:`tutor.checks.questions`) returns a :class:`Result`; it
+renders as a coloured box in Jupyter and as one line of plain text elsewhere,
+and ``result.passed`` says whether it passed. It never raises and never hangs:
+reading an answer is bounded in elements and in time, and an error raised by
+the learner's pipeline comes back as a sentence (:func:`explain_error`), with
+the original text in a collapsed detail.
 """
 from __future__ import annotations
 
 import re
-import textwrap
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .. import render
-from ..reading import ReadTimeout
 
 UNATTEMPTED = "unattempted"
 CORRECT = "correct"
@@ -96,88 +95,18 @@ class Text:
         return render.box(self.label, self.body, colour=render.SKY)
 
 
-class Question:
-    """One exercise.
-
-    Parameters
-    ----------
-    title : str
-        A short name, shown with every result.
-    checker : callable
-        ``checker(answer) -> str``: returns a success message, or calls
-        :func:`fail` with a message that says *what* is wrong.
-    hints : list of str
-        Shown one at a time by :meth:`hint`.
-    solution : str
-        Python code that defines ``answer``; shown by :meth:`solution` and run
-        by the tests. ``tf``, ``np`` and ``tutor`` are available to it.
-    """
-
-    def __init__(self, title: str, checker: Callable[[Any], str], hints: Sequence[str], solution: str):
-        self.title = title
-        self._checker = checker
-        self.hints = list(hints)
-        self.solution_code = textwrap.dedent(solution).strip()
-        self._hints_shown = 0
-
-    def check(self, answer: Any = ...) -> Result:
-        """Check ``answer``; ``...`` (the placeholder) counts as not attempted yet."""
-        if answer is ...:
-            return Result(UNATTEMPTED, f"{self.title}: replace the `...` with your answer, then run this cell again.",
-                          self.title)
-        if answer is None:
-            return Result(NOT_YET, f"{self.title}: your answer is None. A function that has no `return` gives "
-                                   "None, and so does assigning the result of print(); set `answer` to the value "
-                                   "itself.", self.title)
-        try:
-            message = self._checker(answer)
-        except CheckFailed as exc:
-            return Result(NOT_YET, f"{self.title}: {exc}", self.title)
-        except ReadTimeout as exc:
-            return Result(NOT_YET, f"{self.title}: {_after_colon(str(exc))}", self.title)
-        except Exception as exc:  # the learner's pipeline failed while being read: a sentence, original in details
-            return Result(NOT_YET, f"{self.title}: {explain_error(exc)}", self.title, details=_original(exc))
-        return Result(CORRECT, f"{self.title}: {message}", self.title)
-
-    def hint(self, number: int | None = None) -> Text:
-        """The next hint (or hint ``number``, counting from 1)."""
-        if not self.hints:
-            return Text("Hint", "No hints for this one: try the solution.")
-        if number is None:
-            number = min(self._hints_shown, len(self.hints) - 1) + 1
-            self._hints_shown = number
-        if not 1 <= number <= len(self.hints):
-            raise ValueError(f"hint number must be between 1 and {len(self.hints)}, got {number}.")
-        return Text(f"Hint {number}/{len(self.hints)}", self.hints[number - 1])
-
-    def solution(self) -> Text:
-        """One correct answer, as code."""
-        return Text("Solution", self.solution_code, code=True)
-
-    def solution_answer(self) -> Any:
-        """Run the solution code and return the ``answer`` it defines (used by the tests)."""
-        import numpy as np
-        import tensorflow as tf
-
-        import tutor
-
-        namespace: dict[str, Any] = {"tf": tf, "np": np, "tutor": tutor}
-        exec(self.solution_code, namespace)
-        if "answer" not in namespace:
-            raise RuntimeError(f"{self.title}: the solution code does not define `answer`.")
-        return namespace["answer"]
-
-    def __repr__(self) -> str:
-        return f"Question({self.title!r})"
-
-
 # ------------------------------------------------------------------ errors into sentences
 def explain_error(exc: BaseException) -> str:
     """A sentence for an error raised while reading a learner's answer (the original goes in details)."""
     import tensorflow as tf
 
-    text = re.sub(r"^\{\{[^}]*\}\}\s*", "", _first_line(exc))  # TensorFlow's "{{function_node ...}}" prefix
+    text = re.sub(r"^\{\{[^}]*\}\}\s*", "", first_line(exc))  # TensorFlow's "{{function_node ...}}" prefix
     low = text.lower()
+    gone = resource_gone(exc)
+    if gone:
+        return gone
+    if isinstance(exc, (TypeError, AttributeError, ValueError)) and FUNCTION_OBJECT.search(text):
+        return FUNCTION_NOT_CALLED
     if "user-defined function" in low:
         return user_function_message(text)
     python = re.match(r"(\w+(?:Error|Exception|Iteration)): ", text)
@@ -188,8 +117,6 @@ def explain_error(exc: BaseException) -> str:
                                                     or "error occurred when finalizing" in low or "callback" in low):
         return ("a Python function in your pipeline (a generator, or a function in py_function) raised an error "
                 "while the elements were read; the details below show which one and why.")
-    if isinstance(exc, tf.errors.NotFoundError):
-        return "your pipeline tried to open a file that does not exist. Check the file names or paths it reads."
     if isinstance(exc, tf.errors.OutOfRangeError) or isinstance(exc, StopIteration):
         return "your dataset ended before the checker had read what it needs: is it empty, or cut short by take()?"
     if isinstance(exc, tf.errors.DataLossError):
@@ -220,6 +147,38 @@ def explain_error(exc: BaseException) -> str:
     return f"reading your answer failed ({type(exc).__name__}); the details below say where."
 
 
+#: A learner's function used as a value: TensorFlow and Python name the function object in their errors.
+FUNCTION_OBJECT = re.compile(r"'(function|method|builtin_function_or_method|functools\.partial)' object|"
+                             r"<(function|bound method|built-in function|built-in method) |"
+                             r"missing \d+ required positional argument")
+
+FUNCTION_NOT_CALLED = (
+    "a function was used where its result was expected: something in your answer is a function that was passed "
+    "without being called (or called without its arguments), where a dataset or a value, made by calling it, was "
+    "expected. Call it with its arguments, for example get_per_replica_batch_size(16), and use what it returns.")
+
+SETUP_AGAIN = "Run the lesson's setup cells again (from the top), rebuild your answer, and check it again."
+
+
+def resource_gone(exc: BaseException) -> str | None:
+    """A sentence when ``exc`` says that a file, folder or service the answer needs is gone; otherwise None.
+
+    >>> resource_gone(RuntimeError("LocalService is stopped; call .start() first."))[:48]
+    'the tf.data service your answer uses has been st'
+    """
+    import tensorflow as tf
+
+    text = str(exc)
+    if isinstance(exc, (FileNotFoundError, tf.errors.NotFoundError)) or "No files match" in text \
+            or "No such file or directory" in text:
+        return ("a file or folder your answer reads is not there (any more): a cleanup cell may have deleted the "
+                "lesson's data, or a path is misspelt. " + SETUP_AGAIN)
+    if ("LocalService is stopped" in text or isinstance(exc, tf.errors.UnavailableError)
+            or ("dispatcher" in text.lower() and isinstance(exc, (tf.errors.OpError, RuntimeError)))):
+        return "the tf.data service your answer uses has been stopped, so nothing can be read from it. " + SETUP_AGAIN
+    return None
+
+
 _STAGES = {"map": "map", "parallelmap": "map", "mapandbatch": "map", "filter": "filter", "flatmap": "flat_map",
            "interleave": "interleave", "parallelinterleave": "interleave", "scan": "scan"}
 
@@ -248,19 +207,19 @@ def user_function_message(text: str) -> str:
             "Run next(iter(ds)) on your dataset to see the whole error.")
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else ""
 
 
-def _original(exc: BaseException) -> str:
+def original_error(exc: BaseException) -> str:
     """The original error, without TensorFlow's op traceback and debug links, for the collapsed detail."""
     lines = [line for line in str(exc).strip().splitlines()
              if line.strip() and "https://" not in line and not line.startswith("\t")]
     return f"{type(exc).__name__}: " + "\n".join(lines[:6])
 
 
-def _after_colon(text: str) -> str:
+def after_colon(text: str) -> str:
     """Drop the ``where:`` prefix of a tutor error; the question's title already says where."""
     head, sep, rest = text.partition(": ")
     return rest if sep and " " not in head else text

@@ -1,37 +1,86 @@
-"""What the checkers share: bounded reading of an answer, answers as text or letters, element specs in words.
+"""Reading a learner's answer: as a dataset, its elements, plain values, text or a letter, its spec in words.
 
-Reading never hangs: :func:`elements` stops after ``limit`` elements and after
-a deadline (a ``filter`` that never matches, an endless pipeline that yields
-nothing), and says why in the message.
+One name per idea: :func:`dataset` (the answer is a dataset, or a sentence says
+what it is), :func:`elements` (NumPy values), :func:`values` (plain Python
+values), :func:`plain`, :func:`text`, :func:`choice`, :func:`describe_spec`,
+:func:`id_batches`. Reading never hangs: :func:`elements` stops after ``limit``
+elements and after a deadline (a ``filter`` that never matches, an endless
+pipeline that yields nothing), and says why in the message. The pipeline's
+structure (its stages) is read by :mod:`tutor.checks._stages`.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+import inspect
+from typing import Any, Callable, Iterable
 
 import numpy as np
 import tensorflow as tf
 
-from ..reading import DEFAULT_TIMEOUT, ReadTimeout, read
-from ..stats import epochs_of
+from ..reading import DEFAULT_TIMEOUT, NEVER_YIELDS_CAUSES, ReadTimeout, read
 from ._core import fail, shorten
 
 #: Seconds a checker waits for an answer's elements.
 TIMEOUT = DEFAULT_TIMEOUT
 
 
+def is_dataset(value: Any) -> bool:
+    return isinstance(value, tf.data.Dataset)
+
+
+def is_function(value: Any) -> bool:
+    """True for a function, method, lambda or class the learner passed as a value (not for datasets, tensors)."""
+    return callable(value) and not isinstance(value, (tf.data.Dataset, tf.Tensor, np.ndarray, np.generic))
+
+
+def function_passed(answer: Any, what: str = "a dataset or a value") -> str:
+    """The sentence for a function passed where ``what``, made by calling it, was expected."""
+    name = getattr(answer, "__name__", type(answer).__name__)
+    called = "" if name == "<lambda>" else f" {name}"
+    return (f"you passed the function{called} itself, without calling it; expected {what}, made by calling it. "
+            f"Call it with its arguments (for example {name if called else 'f'}(...)) and pass what it returns.")
+
+
 def dataset(answer: Any, what: str = "a tf.data.Dataset") -> tf.data.Dataset:
-    """Fail with a clear message unless ``answer`` is a dataset."""
+    """``answer`` if it is a dataset; otherwise fail with a sentence naming what it is."""
     if isinstance(answer, tf.data.Dataset):
         return answer
     kind = type(answer).__name__
+    if isinstance(answer, tf.data.Iterator) or (hasattr(answer, "__next__") and hasattr(answer, "__iter__")):
+        fail(f"expected {what}, got an iterator (what iter(ds) or ds.as_numpy_iterator() returns, or a Python "
+             "generator). Pass the dataset itself: the checker makes its own iterators.")
     if isinstance(answer, (list, tuple, np.ndarray)) or tf.is_tensor(answer):
         fail(f"expected {what}, got a {kind}. Wrap your values with tf.data.Dataset.from_tensor_slices(...).")
     if isinstance(answer, str):
         fail(f"expected {what}, got the text {shorten(answer, 40)}. Pass the dataset object itself, not its name "
              "or its code.")
-    if callable(answer):
-        fail(f"expected {what}, got a function. Call it to build the dataset, and pass the result.")
+    if is_function(answer):
+        fail(function_passed(answer, what))
     fail(f"expected {what}, got {kind}.")
+
+
+def one_argument(answer: Any, name: str, argument: str, what: str) -> None:
+    """Fail with a sentence unless the learner's function ``answer`` can be called with one argument."""
+    try:
+        inspect.signature(answer).bind(None)
+    except TypeError:
+        fail(f"{name} must take one argument, `{argument}` ({what}): def {name}({argument}): ...")
+    except ValueError:  # a builtin without a signature: calling it says more
+        pass
+
+
+def called_dataset(answer: Any, name: str, source: Callable[[], tf.data.Dataset]) -> tf.data.Dataset:
+    """Call the learner's function ``name`` on ``source()``; fail unless it returns a dataset."""
+    if isinstance(answer, tf.data.Dataset):
+        fail(f"pass your function itself, without calling it and without building the dataset: "
+             f"q.check({name}). The checker calls it with its own source.")
+    if not is_function(answer):
+        fail(f"pass your function {name} (the one that takes `source` and returns a dataset); got "
+             f"{type(answer).__name__} {shorten(answer, 40)}.")
+    one_argument(answer, name, "source", "the dataset it starts from")
+    result = answer(source())
+    if result is None:
+        fail(f"{name}(source) returned None: did you forget the `return` in front of the pipeline?")
+    return dataset(result, f"{name}(source) to return a tf.data.Dataset")
 
 
 def elements(ds: tf.data.Dataset, limit: int = 1000, *, timeout: float | None = None) -> list:
@@ -42,35 +91,56 @@ def elements(ds: tf.data.Dataset, limit: int = 1000, *, timeout: float | None = 
         got = len(exc.elements)
         seconds = f"{TIMEOUT if timeout is None else timeout:g} s"
         if got == 0:
-            fail(f"your dataset produced no element in {seconds}, so the check stopped reading. That usually means "
-                 "a filter() that matches nothing on an endless or very long input (repeat() with no count, or a "
-                 "huge range), or a source that waits forever.")
+            fail(f"your dataset produced no element in {seconds}, so the check stopped reading. {NEVER_YIELDS_CAUSES}")
         fail(f"your dataset produced only {got} element{'s' if got != 1 else ''} in {seconds}, so the check stopped "
              "reading. It is very slow, or it never ends (repeat() with no count?), or a filter() lets almost "
-             "nothing through.")
+             "nothing through, or a map() waits for something that never comes.")
     if result.more:
-        fail(f"your dataset produced more than {limit} elements: it never ends, or is far longer than asked. "
-             "Did you use repeat() with no count?")
+        fail(too_many(ds, limit))
     return result.elements
 
 
-def id_batches(ds: tf.data.Dataset, limit: int = 200) -> list[list[int]]:
-    """Batches of integer ids as lists (scalars become batches of one)."""
-    spec = ds.element_spec
-    if not (isinstance(spec, tf.TensorSpec) and spec.dtype.is_integer and spec.shape.rank in (0, 1)):
-        fail(f"expected batches of integer ids built from tf.data.Dataset.range, got element_spec={spec}.")
-    return [np.atleast_1d(b).tolist() for b in elements(ds, limit)]
+def too_many(ds: tf.data.Dataset, limit: int) -> str:
+    """The sentence for a dataset that gave more than ``limit`` elements, blaming what its length says."""
+    try:
+        size = int(ds.cardinality())
+    except Exception:  # noqa: BLE001 - a dataset whose length cannot be asked: say both causes
+        size = int(tf.data.UNKNOWN_CARDINALITY)
+    if size == int(tf.data.INFINITE_CARDINALITY):
+        return (f"your dataset never ends (more than the {limit} elements the check reads): did you use repeat() "
+                "with no count?")
+    if size >= 0:
+        return (f"your dataset has {size} elements, more than the {limit} this exercise can need: it reads more "
+                "data than the exercise's (other files or arrays?), or repeats it.")
+    return (f"your dataset produced more than {limit} elements: it reads more data than the exercise's, or never "
+            "ends (repeat() with no count?).")
 
 
-def first_mixed_batch(batches: list[list[int]]) -> tuple[int, list[int], list[int]] | None:
-    """The first batch that holds ids from two epochs, as (index, ids, epochs)."""
-    flat = [i for b in batches for i in b]
-    ep = iter(epochs_of(flat).tolist()) if flat else iter(())
-    for k, b in enumerate(batches):
-        e = [next(ep) for _ in b]
-        if len(set(e)) > 1:
-            return k, b, [x + 1 for x in e]
+def ids_spec_problem(spec: Any, *, batched: bool) -> str | None:
+    """Why ``spec`` is not (batches of) integer ids, as a sentence; None when it is."""
+    if not isinstance(spec, tf.TensorSpec):
+        return f"each element is {describe_spec(spec)}; expected {'batches of ids' if batched else 'single ids'} " \
+               "from tf.data.Dataset.range."
+    if is_text(spec):
+        return "the elements are text (strings); start from tf.data.Dataset.range, whose ids are numbers."
+    if not spec.dtype.is_integer:
+        return f"the elements are {spec.dtype.name} values; start from tf.data.Dataset.range, whose ids are integers."
+    rank = spec.shape.rank
+    if batched and rank == 0:
+        return "each element is a single id, not a batch: add batch(...)."
+    if batched and rank is not None and rank > 1:
+        return f"each element has shape {shape_text(spec.shape)}: batches of batches. Batch only once."
+    if not batched and rank not in (0, None):
+        return f"each element is {describe_spec(spec)}; expected single ids. Leave batch() out."
     return None
+
+
+def id_batches(ds: tf.data.Dataset, limit: int = 200) -> list[list[int]]:
+    """Batches of integer ids as lists; fails with a sentence when the elements are something else."""
+    problem = ids_spec_problem(ds.element_spec, batched=True)
+    if problem:
+        fail(problem)
+    return [[int(i) for i in np.ravel(b)] for b in elements(ds, limit)]
 
 
 def text(answer: Any, what: str = "a short text") -> str:
@@ -117,16 +187,6 @@ def plain(value: Any) -> Any:
     return value
 
 
-def answer_dataset(answer: Any, what: str = "a tf.data.Dataset") -> tf.data.Dataset:
-    """``answer`` if it is a dataset; otherwise fail with a sentence naming what it is."""
-    if isinstance(answer, tf.data.Dataset):
-        return answer
-    if isinstance(answer, tf.data.Iterator) or (hasattr(answer, "__next__") and hasattr(answer, "__iter__")):
-        fail(f"expected {what}, got an iterator (what iter(ds) or ds.as_numpy_iterator() returns, or a Python "
-             "generator). Pass the dataset itself: the checker makes its own iterators.")
-    return dataset(answer, what)
-
-
 def describe_spec(spec: Any) -> str:
     """An ``element_spec`` in words.
 
@@ -159,14 +219,9 @@ def shape_text(shape: tf.TensorShape) -> str:
     return "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
 
 
-def read_elements(ds: tf.data.Dataset, limit: int) -> list:
-    """Up to ``limit`` elements as NumPy values, bounded in number and in time (same as :func:`elements`)."""
-    return elements(ds, limit)
-
-
-def read_values(ds: tf.data.Dataset, limit: int) -> list:
-    """Up to ``limit`` elements as plain Python values (lists, ints, floats, str); see :func:`read_elements`."""
-    return [plain(e) for e in read_elements(ds, limit)]
+def values(ds: tf.data.Dataset, limit: int) -> list:
+    """Up to ``limit`` elements as plain Python values (lists, ints, floats, str); see :func:`elements`."""
+    return [plain(e) for e in elements(ds, limit)]
 
 
 def is_text(spec: Any) -> bool:
@@ -192,44 +247,3 @@ def from_tensors_hint(spec: Any) -> str:
     return (f"each element is {describe_spec(spec)}: the whole input in one element. from_tensors keeps its input "
             "whole and batch() groups elements; use from_tensor_slices, with no batch, so that each element is one "
             "slice.")
-
-
-# ------------------------------------------------------------ the pipeline's structure
-def stages(ds: tf.data.Dataset, build_with: str = "tf.data methods (from_tensor_slices, map, batch, ...)") -> list:
-    """The answer's stages from source to output (tutor.doctor), without the option stages TensorFlow adds.
-
-    Each :class:`tutor.doctor.Stage` has ``.kind`` ("source", "map", "batch", ...),
-    ``.params``, ``.fn_ops`` and ``.dataset``. Fails with a sentence when the
-    structure cannot be read; ``build_with`` names what the exercise builds from.
-    """
-    from ..doctor import read_pipeline
-
-    try:
-        found = read_pipeline(ds)
-    except Exception:  # the doctor degrades gracefully; anything left is a pipeline it cannot describe
-        fail(f"the checker could not read the stages of your pipeline. Build it with {build_with}, as the exercise "
-             "says.")
-    return [s for s in found if s.kind != "options"]
-
-
-def kinds(ds: tf.data.Dataset) -> list[str]:
-    """Stage kinds from source to end, e.g. ``['source', 'shuffle', 'batch', 'repeat']``."""
-    return [s.kind for s in stages(ds)]
-
-
-def chain_text(found: list) -> str:
-    """Stages as ``source -> map -> batch``, for messages."""
-    return " -> ".join(s.kind for s in found)
-
-
-def reshuffling_split(found: list) -> bool:
-    """True when a ``take`` or ``skip`` in ``found`` reads a shuffle that draws a new order for every iterator.
-
-    That is the splitting rule's fault: each epoch would cut a different part off, so examples move between
-    the two sides. ``found`` is a list of stages, as :func:`stages` returns it.
-    """
-    for k, s in enumerate(found):
-        if s.kind in ("take", "skip") and any(p.kind == "shuffle" and p.params.get("reshuffle_each_iteration")
-                                              is not False for p in found[:k]):
-            return True
-    return False

@@ -8,26 +8,28 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from ._core import Question, fail, shorten
-from ._read import answer_dataset, describe_spec, from_tensors_hint, is_text, read_values, whole
+from . import _read
+from ._core import fail, shorten
+from .questions import Question
+
 
 WANT = [0, 1, 2, 3, 4]
 
 
 def _check_range(answer) -> str:
-    ds = answer_dataset(answer)
+    ds = _read.dataset(answer)
     spec = ds.element_spec
     if not isinstance(spec, tf.TensorSpec):
-        fail(f"each element is {describe_spec(spec)}; expected single numbers, one per element.")
-    if is_text(spec):
+        fail(f"each element is {_read.describe_spec(spec)}; expected single numbers, one per element.")
+    if _read.is_text(spec):
         fail("the elements are text (strings such as \"0\"), not numbers. Use tf.data.Dataset.range, or a list "
              "of numbers without quotes.")
     if spec.dtype == tf.bool or not (spec.dtype.is_integer or spec.dtype.is_floating):
-        fail(f"each element is {describe_spec(spec)}; expected whole numbers.")
+        fail(f"each element is {_read.describe_spec(spec)}; expected _read.whole numbers.")
     if spec.shape.rank not in (0, None):
-        fail(from_tensors_hint(spec))
-    values = read_values(ds, 50)
-    numbers = [whole(v) for v in values]
+        fail(_read.from_tensors_hint(spec))
+    values = _read.values(ds, 50)
+    numbers = [_read.whole(v) for v in values]
     if numbers == WANT:
         return "five elements, 0 to 4. That is how every exercise is checked."
     if not values:
@@ -35,7 +37,7 @@ def _check_range(answer) -> str:
     if sorted(map(repr, numbers)) == sorted(map(repr, WANT)):
         fail(f"your dataset gives {values}: the right numbers in a different order. Keep them in order, 0 to 4.")
     if None in numbers:
-        fail(f"your dataset gives {shorten(values, 60)}; expected the whole numbers {WANT}.")
+        fail(f"your dataset gives {shorten(values, 60)}; expected the _read.whole numbers {WANT}.")
     if numbers == list(range(1, 6)):
         fail("your dataset gives [1, 2, 3, 4, 5]: it starts at 1. tf.data.Dataset.range(n) counts from 0, like "
              "Python's range.")

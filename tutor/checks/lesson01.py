@@ -10,8 +10,10 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._core import Question, fail, shorten
-from ._read import answer_dataset, describe_spec, from_tensors_hint, is_number_spec, is_text, read_values, whole
+from . import _read
+from ._core import fail, shorten
+from .questions import Question
+
 
 WORDS = ["cat", "dog", "fish"]
 ROWS = [[1, 2], [3], [4, 5, 6]]
@@ -19,35 +21,35 @@ ROWS = [[1, 2], [3], [4, 5, 6]]
 
 # ------------------------------------------------------------------ q1: (word, length) pairs
 def _check_pairs(answer) -> str:
-    ds = answer_dataset(answer)
+    ds = _read.dataset(answer)
     spec = ds.element_spec
     if isinstance(spec, dict):
-        fail(f"each element is {describe_spec(spec)}; this exercise asks for (word, length) tuples. Pass a tuple "
+        fail(f"each element is {_read.describe_spec(spec)}; this exercise asks for (word, length) tuples. Pass a tuple "
              "of two lists to from_tensor_slices: (words, lengths).")
     if not isinstance(spec, (tuple, list)):
-        if is_text(spec) and spec.shape.rank == 0:
+        if _read.is_text(spec) and spec.shape.rank == 0:
             fail("each element is a single word, without its length. Pass a tuple (words, lengths) to "
                  "from_tensor_slices, so that each element holds both.")
-        fail(f"each element is {describe_spec(spec)}; expected a (word, length) tuple. Pass a tuple "
+        fail(f"each element is {_read.describe_spec(spec)}; expected a (word, length) tuple. Pass a tuple "
              "(words, lengths) to from_tensor_slices.")
     if len(spec) != 2:
-        fail(f"each element is {describe_spec(spec)}; expected 2 parts: (word, length).")
+        fail(f"each element is {_read.describe_spec(spec)}; expected 2 parts: (word, length).")
     word_spec, length_spec = spec
     if not all(isinstance(s, tf.TensorSpec) for s in spec):
-        fail(f"each element is {describe_spec(spec)}; expected (word, length), a string and a number.")
+        fail(f"each element is {_read.describe_spec(spec)}; expected (word, length), a string and a number.")
     if word_spec.shape.rank not in (0, None) or length_spec.shape.rank not in (0, None):
-        fail(from_tensors_hint(spec))
-    if is_number_spec(word_spec) and is_text(length_spec):
+        fail(_read.from_tensors_hint(spec))
+    if _read.is_number_spec(word_spec) and _read.is_text(length_spec):
         fail("the tuple is swapped: each element is (number, word). Put the word first: (word, length), "
              "for example (\"cat\", 3).")
-    if not is_text(word_spec):
-        fail(f"the first part of each element is {describe_spec(word_spec)}; it should be the word itself.")
-    if is_text(length_spec):
+    if not _read.is_text(word_spec):
+        fail(f"the first part of each element is {_read.describe_spec(word_spec)}; it should be the word itself.")
+    if _read.is_text(length_spec):
         fail("the length is text (a string such as \"3\"), not a number. Build the lengths as numbers: "
              "[len(w) for w in words].")
-    if not is_number_spec(length_spec) or length_spec.dtype == tf.bool:
-        fail(f"the second part is {describe_spec(length_spec)}; it should be the word's length, a whole number.")
-    got = read_values(ds, 20)
+    if not _read.is_number_spec(length_spec) or length_spec.dtype == tf.bool:
+        fail(f"the second part is {_read.describe_spec(length_spec)}; it should be the word's length, a _read.whole number.")
+    got = _read.values(ds, 20)
     if len(got) != len(WORDS):
         fail(f"expected {len(WORDS)} elements, one per word, got {len(got)}." +
              (" Did you repeat() or concatenate()?" if len(got) > len(WORDS) else ""))
@@ -56,7 +58,7 @@ def _check_pairs(answer) -> str:
         order = " in a different order" if sorted(words) == sorted(WORDS) else ""
         fail(f"the words come out as {shorten(words, 60)}{order}; expected {WORDS}, the list `words` in its order.")
     for i, (word, length) in enumerate(got):
-        if whole(length) != len(word):
+        if _read.whole(length) != len(word):
             fail(f"element {i} is ({word!r}, {shorten(length, 20)}), but {word!r} has {len(word)} letters. "
                  "Compute each length from its word: [len(w) for w in words].")
     return "each element pairs a word with its length, like (features, label)."
@@ -64,19 +66,19 @@ def _check_pairs(answer) -> str:
 
 # ------------------------------------------------------------------ q2: rows of different lengths
 def _check_ragged(answer) -> str:
-    ds = answer_dataset(answer)
+    ds = _read.dataset(answer)
     spec = ds.element_spec
     if not isinstance(spec, (tf.TensorSpec, tf.RaggedTensorSpec)):
-        fail(f"each element is {describe_spec(spec)}; expected one row of numbers per element.")
-    if is_text(spec):
+        fail(f"each element is {_read.describe_spec(spec)}; expected one row of numbers per element.")
+    if _read.is_text(spec):
         fail("the elements are text (strings), not numbers. Build the rows from numbers: "
              "tf.ragged.constant([[1, 2], [3], [4, 5, 6]]).")
     if spec.shape.rank == 0:
         fail("each element is a single number: the rows were flattened into one list. Slice a ragged tensor, "
-             "tf.ragged.constant(rows), so that each element is one whole row.")
-    got = read_values(ds, 20)
+             "tf.ragged.constant(rows), so that each element is one _read.whole row.")
+    got = _read.values(ds, 20)
     if len(got) == 1 and got[0] == ROWS:
-        fail(from_tensors_hint(spec))
+        fail(_read.from_tensors_hint(spec))
     if len(got) != len(ROWS):
         fail(f"expected {len(ROWS)} elements (one per row), got {len(got)}.")
     if got != ROWS and sorted(map(repr, got)) == sorted(map(repr, ROWS)):
@@ -106,7 +108,7 @@ _WANT_Q3 = {"x": list(range(-5, 0)), "y1": list(range(5)), "y2": list(range(10, 
 
 
 def _check_zip(answer) -> str:
-    ds = answer_dataset(answer)
+    ds = _read.dataset(answer)
     spec = ds.element_spec
     layout = _layout(spec)
     if layout != "(·, (·, ·))":
@@ -114,8 +116,8 @@ def _check_zip(answer) -> str:
             fail("each element is a flat triple (x, y1, y2). Group the two outputs in their own tuple: "
                  "(x, (y1, y2)); zipping xs with a dataset of (y1, y2) pairs does that.")
         if layout == "((·, ·), ·)":
-            first = read_values(ds.take(1), 1)
-            if first and [whole(v) for v in tf.nest.flatten(first[0])] == [0, 10, -5]:
+            first = _read.values(ds.take(1), 1)
+            if first and [_read.whole(v) for v in tf.nest.flatten(first[0])] == [0, 10, -5]:
                 fail("the tuple is swapped: each element is ((y1, y2), x). Put x first: zip (xs, ys), not (ys, xs).")
             fail("each element is grouped as ((a, b), c); expected (x, (y1, y2)): x alone first, then the pair of "
                  "outputs.")
@@ -123,15 +125,15 @@ def _check_zip(answer) -> str:
             fail("each element is a pair (x, y) with one output; the second part should itself be a pair "
                  "(y1, y2). Build ys from a tuple (y1 values, y2 values).")
         if "{" in layout:
-            fail(f"each element is {describe_spec(spec)}; this exercise asks for tuples: (x, (y1, y2)).")
-        fail(f"each element is {describe_spec(spec)}; expected (x, (y1, y2)).")
+            fail(f"each element is {_read.describe_spec(spec)}; this exercise asks for tuples: (x, (y1, y2)).")
+        fail(f"each element is {_read.describe_spec(spec)}; expected (x, (y1, y2)).")
     leaves = tf.nest.flatten(spec)
-    if any(is_text(s) for s in leaves):
+    if any(_read.is_text(s) for s in leaves):
         fail("some parts are text (strings); x, y1 and y2 should be numbers.")
     if not all(isinstance(s, tf.TensorSpec) and s.shape.rank in (0, None) for s in leaves):
-        fail(f"each element is {describe_spec(spec)}; x, y1 and y2 should each be a single number. "
+        fail(f"each element is {_read.describe_spec(spec)}; x, y1 and y2 should each be a single number. "
              "Leave out batch(), and slice with from_tensor_slices.")
-    got = read_values(ds, 20)
+    got = _read.values(ds, 20)
     if len(got) != 5:
         fail(f"expected 5 elements, got {len(got)}." + (" Is a range one too long?" if len(got) == 6 else ""))
     columns = {"x": [e[0] for e in got], "y1": [e[1][0] for e in got], "y2": [e[1][1] for e in got]}
@@ -139,7 +141,7 @@ def _check_zip(answer) -> str:
         fail("x and y1 are swapped: x should run over -5..-1 and y1 over 0..4.")
     for name, values in columns.items():
         want = _WANT_Q3[name]
-        if [whole(v) for v in values] != want:
+        if [_read.whole(v) for v in values] != want:
             fail(f"{name} runs over {shorten(values, 50)}; expected {want} (remember that tf.range(a, b) "
                  "stops before b).")
     return "one input and two outputs per element, ready for a multi-output model."

@@ -7,62 +7,19 @@ True
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
-import numpy as np
 import tensorflow as tf
 
-from . import _read
-from ._core import Question, fail, shorten
-from ._read import answer_dataset, describe_spec, is_text, kinds, read_elements, read_values, shape_text, stages
-from .predict import PredictQuestion
+from . import _read, _stages
+from ._core import fail, shorten
 
-
-# ------------------------------------------------------------------ shared with lesson 03
-def ids_spec_problem(spec: Any, *, batched: bool) -> str | None:
-    """Why ``spec`` is not (batches of) integer ids, as a sentence; None when it is."""
-    if not isinstance(spec, tf.TensorSpec):
-        return f"each element is {describe_spec(spec)}; expected {'batches of ids' if batched else 'single ids'} " \
-               "from tf.data.Dataset.range."
-    if is_text(spec):
-        return "the elements are text (strings); start from tf.data.Dataset.range, whose ids are numbers."
-    if not spec.dtype.is_integer:
-        return f"the elements are {spec.dtype.name} values; start from tf.data.Dataset.range, whose ids are integers."
-    rank = spec.shape.rank
-    if batched and rank == 0:
-        return "each element is a single id, not a batch: add batch(...)."
-    if batched and rank is not None and rank > 1:
-        return f"each element has shape {shape_text(spec.shape)}: batches of batches. Batch only once."
-    if not batched and rank not in (0, None):
-        return f"each element is {describe_spec(spec)}; expected single ids. Leave batch() out."
-    return None
-
-
-def id_batches(ds: tf.data.Dataset, limit: int) -> list[list[int]]:
-    """Batches of integer ids as lists; fails with a sentence when the elements are something else."""
-    problem = ids_spec_problem(ds.element_spec, batched=True)
-    if problem:
-        fail(problem)
-    return [[int(i) for i in np.ravel(b)] for b in read_elements(ds, limit)]
-
-
-def mixed_message(ds: tf.data.Dataset, batches: list[list[int]]) -> str | None:
-    """A sentence naming the first batch that holds two epochs (None when none does), blaming the right stage."""
-    mixed = _read.first_mixed_batch(batches)
-    if mixed is None:
-        return None
-    k, ids, epochs = mixed
-    found = kinds(ds)
-    where = ""
-    if "repeat" in found and "batch" in found and found.index("repeat") < len(found) - 1 - found[::-1].index("batch"):
-        where = " Your repeat() comes before batch(), so batch() cuts one long stream that runs across epochs."
-    return f"batch {k} is {ids}: it holds ids of epoch {min(epochs)} and epoch {max(epochs)}.{where}"
+from .questions import PredictQuestion, Question
 
 
 # ------------------------------------------------------------------ q1
 def _check_no_mixing(answer) -> str:
-    ds = answer_dataset(answer)
-    batches = id_batches(ds, 100)
+    ds = _read.dataset(answer)
+    batches = _read.id_batches(ds, 100)
     if not batches:
         fail("your dataset is empty: it produced no batch.")
     counts = Counter(i for b in batches for i in b)
@@ -76,13 +33,13 @@ def _check_no_mixing(answer) -> str:
              "3 epochs means every id 3 times: repeat(3).")
     if times != {3}:
         missing = [i for i in range(10) if counts[i] < 3]
-        drop = any(s.kind == "batch" and s.params.get("drop_remainder") for s in stages(ds))
+        drop = any(s.kind == "batch" and s.params.get("drop_remainder") for s in _stages.stages(ds))
         if drop and missing == [8, 9]:
             fail("ids 8 and 9 are missing: drop_remainder=True dropped the short last batch of every epoch. "
                  "This exercise keeps every element, so leave drop_remainder off.")
         fail(f"id {missing[0]} appears {counts[missing[0]]} times; every id of range(10) should appear 3 times "
              "(once per epoch).")
-    mixed = mixed_message(ds, batches)
+    mixed = _stages.mixed_message(ds, batches)
     if mixed:
         fail(mixed + " Batch first, then repeat, so that every epoch ends with its own short batch.")
     sizes = [len(b) for b in batches]
@@ -96,20 +53,20 @@ def _check_no_mixing(answer) -> str:
 
 # ------------------------------------------------------------------ q2
 def _check_static(answer) -> str:
-    ds = answer_dataset(answer)
+    ds = _read.dataset(answer)
     spec = ds.element_spec
-    problem = ids_spec_problem(spec, batched=True)
+    problem = _read.ids_spec_problem(spec, batched=True)
     if problem:
         fail(problem)
     if spec.shape.rank is None or spec.shape[0] is None:
-        drop_off = any(s.kind == "batch" and s.params.get("drop_remainder") is False for s in stages(ds))
+        drop_off = any(s.kind == "batch" and s.params.get("drop_remainder") is False for s in _stages.stages(ds))
         why = (" range(10) leaves one element over, so the last batch may be short, and TensorFlow cannot promise "
                "3. Pass drop_remainder=True to batch()." if drop_off else
                " Make the batch size static with batch(3, drop_remainder=True).")
-        fail(f"element_spec has shape {shape_text(spec.shape)}: the batch dimension is unknown (None).{why}")
+        fail(f"element_spec has shape {_read.shape_text(spec.shape)}: the batch dimension is unknown (None).{why}")
     if spec.shape[0] != 3:
         fail(f"the static batch dimension is {spec.shape[0]}; make batches of 3.")
-    batches = id_batches(ds, 50)
+    batches = _read.id_batches(ds, 50)
     want = [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
     if batches == want:
         return "element_spec has shape (3,): every batch has exactly 3 elements, and the leftover 9 was dropped."
@@ -128,23 +85,23 @@ PADDED = [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]]]
 
 
 def _check_padded(answer) -> str:
-    ds = answer_dataset(answer)
+    ds = _read.dataset(answer)
     spec = ds.element_spec
     if isinstance(spec, tf.RaggedTensorSpec):
         fail("your batches are ragged (a RaggedTensor, as ragged_batch gives): each sequence keeps its own length. "
              "This exercise asks for padding: ordinary tensors in which shorter sequences are filled with zeros. "
              "Use padded_batch(2).")
     if not isinstance(spec, tf.TensorSpec):
-        fail(f"each element is {describe_spec(spec)}; expected batches of sequences (one tensor per batch).")
-    if is_text(spec):
+        fail(f"each element is {_read.describe_spec(spec)}; expected batches of sequences (one tensor per batch).")
+    if _read.is_text(spec):
         fail("the elements are text (strings); start from the `sequences` dataset of numbers.")
     if spec.shape.rank is not None and spec.shape.rank < 2:
-        fail(f"each element is {describe_spec(spec)}: one sequence, not a batch of them. Batch the `sequences` "
+        fail(f"each element is {_read.describe_spec(spec)}: one sequence, not a batch of them. Batch the `sequences` "
              "dataset in pairs with padded_batch(2).")
     if spec.shape.rank is not None and spec.shape.rank > 2:
-        fail(f"each element has shape {shape_text(spec.shape)}: batches of batches. Batch only once.")
+        fail(f"each element has shape {_read.shape_text(spec.shape)}: batches of batches. Batch only once.")
     try:
-        got = read_values(ds, 20)
+        got = _read.values(ds, 20)
     except tf.errors.InvalidArgumentError as exc:
         if "Cannot add tensor to the batch" in str(exc) or "Cannot batch tensors with different shapes" in str(exc):
             fail("batch() cannot stack sequences of different lengths into one tensor. padded_batch(2) pads them "

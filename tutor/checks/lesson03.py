@@ -12,27 +12,15 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from . import _read
-from ._core import Question, fail, shorten
-from ._read import answer_dataset, kinds, read_elements, stages
-from .lesson02 import id_batches, ids_spec_problem, mixed_message
-from .predict import PredictQuestion, plain
+from . import _read, _stages
+from ._core import fail, shorten
+
+from .questions import Question, SetPrediction
 
 N_SPLIT = 100
 
 
 # ------------------------------------------------------------------ predict: which ids can come out first?
-class SetPrediction(PredictQuestion):
-    """A prediction of a set of numbers: order and repeats in the answer do not matter."""
-
-    def _score(self, prediction: Any) -> str:
-        if isinstance(prediction, (set, frozenset, tuple, list, np.ndarray)):
-            items = prediction.ravel().tolist() if isinstance(prediction, np.ndarray) else list(prediction)
-            if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in items):
-                prediction = sorted({plain(v) for v in items})
-        return super()._score(prediction)
-
-
 def first_ids_pipeline(n: int = 50, buffer_size: int = 10, runs: int = 300) -> tf.data.Dataset:
     """The first id out of ``range(n).shuffle(buffer_size)``, reshuffled ``runs`` times.
 
@@ -100,9 +88,9 @@ def _check_buffer(answer) -> str:
 
 # ------------------------------------------------------------------ q2: shuffle examples, new order every epoch
 def _check_shuffle_examples(answer) -> str:
-    ds = answer_dataset(answer)
-    batches = id_batches(ds, 100)
-    found = kinds(ds)
+    ds = _read.dataset(answer)
+    batches = _read.id_batches(ds, 100)
+    found = _stages.kinds(ds)
     flat = [i for b in batches for i in b]
     counts = Counter(flat)
     if not flat:
@@ -121,12 +109,12 @@ def _check_shuffle_examples(answer) -> str:
     if "repeat" in found and "shuffle" in found and found.index("repeat") < found.index("shuffle"):
         fail("repeat() comes before shuffle(): the buffer then holds elements of both epochs and mixes them. "
              "Shuffle first, then batch, then repeat.")
-    mixed = mixed_message(ds, batches)
+    mixed = _stages.mixed_message(ds, batches)
     if mixed:
         fail(mixed + " Put repeat after batch.")
     if any(len(b) != 5 for b in batches):
         fail(f"use batches of 5; the batch sizes are {[len(b) for b in batches]}.")
-    shuffles = [s for s in stages(ds) if s.kind == "shuffle"]
+    shuffles = [s for s in _stages.stages(ds) if s.kind == "shuffle"]
     blocks = all(sorted(b) == list(range(b[0] // 5 * 5, b[0] // 5 * 5 + 5)) for b in batches)
     if blocks:
         if "shuffle" in found and "batch" in found and found.index("batch") < found.index("shuffle"):
@@ -148,13 +136,13 @@ def _check_shuffle_examples(answer) -> str:
 
 # ------------------------------------------------------------------ q3: split without leakage
 def _ids(ds: tf.data.Dataset, name: str) -> list[int]:
-    problem = ids_spec_problem(ds.element_spec, batched=False)
+    problem = _read.ids_spec_problem(ds.element_spec, batched=False)
     if problem:
         if isinstance(ds.element_spec, tuple):
             problem += " If you split with enumerate() and filter(), map back to the id: .map(lambda i, x: x)."
         fail(f"{name}: {problem}")
     ids = []
-    for value in read_elements(ds, 200):
+    for value in _read.elements(ds, 200):
         flat = np.ravel(value)
         if flat.size != 1:
             fail(f"{name}: an element holds {flat.size} values; expected single ids. Leave batch() out.")
@@ -162,58 +150,8 @@ def _ids(ds: tf.data.Dataset, name: str) -> list[int]:
     return ids
 
 
-def _before_split(found: list) -> list:
-    """The stages upstream of the first take/skip (all of them when there is none)."""
-    cut = next((k for k, s in enumerate(found) if s.kind in ("take", "skip")), len(found))
-    return found[:cut]
-
-
 def _check_split(answer) -> str:
-    if isinstance(answer, tf.data.Dataset):
-        fail("answer with a pair (train, test) of two datasets, got one dataset. Split it with take and skip.")
-    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        got = f"a {type(answer).__name__} of {len(answer)}" if isinstance(answer, (tuple, list)) else \
-            type(answer).__name__
-        fail(f"answer with a pair (train, test) of datasets, got {got}.")
-    train = answer_dataset(answer[0], "a tf.data.Dataset for train (the first of the pair)")
-    test = answer_dataset(answer[1], "a tf.data.Dataset for test (the second of the pair)")
-    epochs = [(_ids(train, "train"), _ids(test, "test")) for _ in range(2)]
-    (tr1, te1), (tr2, te2) = epochs
-    if (len(tr1), len(te1)) == (20, 80):
-        fail("train has 20 elements and test 80: the pair is swapped. Answer (train, test), train first.")
-    if (len(tr1), len(te1)) != (80, 20):
-        fail(f"train has {len(tr1)} elements and test {len(te1)}; expected 80 and 20.")
-    outside = sorted((set(tr1) | set(te1)) - set(range(N_SPLIT)))
-    if outside:
-        fail(f"id {outside[0]} is not in range(100): start from tf.data.Dataset.range(100).")
-    for name, ids in (("train", tr1), ("test", te1)):
-        if len(set(ids)) != len(ids):
-            twice = next(i for i, c in Counter(ids).items() if c > 1)
-            fail(f"{name} holds id {twice} more than once in one pass. Each id belongs to one part, once.")
-    leaked = sorted((set(tr1) | set(tr2)) & (set(te1) | set(te2)))
-    if leaked:
-        if _read.reshuffling_split(stages(train)) or _read.reshuffling_split(stages(test)):
-            fail(f"ids {leaked[:5]} are in train and in test: leakage. take() and skip() each make their own "
-                 "iterator (lesson 01), and a shuffle that reshuffles gives every iterator a new order, so the two "
-                 "parts are cut from different orders. Fix the order once first: shuffle(100, seed=..., "
-                 "reshuffle_each_iteration=False), then take and skip.")
-        fail(f"ids {leaked[:5]} are in train and in test: leakage. Every id must be in one part only, in every "
-             "epoch.")
-    test_ids = sorted(te1)
-    steps = {b - a for a, b in zip(test_ids, test_ids[1:])}
-    if len(steps) == 1:
-        fail(f"the test set is ids {test_ids[0]}, {test_ids[1]}, ... {test_ids[-1]}: a regular slice of the sorted "
-             "source, not a random one. range(100) is in order, so split it only after fixing a random order once: "
-             "shuffle(100, seed=..., reshuffle_each_iteration=False), then take and skip.")
-    partial = [s for ds in (train, test) for s in _before_split(stages(ds)) if s.kind == "shuffle"
-               and isinstance(s.params.get("buffer_size"), int) and 0 < s.params["buffer_size"] < N_SPLIT]
-    if partial:
-        fail(f"the one-time shuffle has buffer_size={partial[0].params['buffer_size']}, smaller than the 100 "
-             "elements, so the fixed order is only partly random and the test set leans toward late ids. Use a "
-             "buffer of 100.")
-    if tr1 == tr2:
-        fail("train comes out in the same order in both epochs. After the split, shuffle the training part, "
-             "leaving reshuffle_each_iteration at its default (True), so every epoch gets a new order.")
+    _stages.check_split(answer, _ids, n=N_SPLIT, held_out=20, names=("train", "test"))
     return "train and test never share an id, the split is random, and train comes in a new order every epoch."
 
 

@@ -13,9 +13,10 @@ import tensorflow as tf
 
 from ..doctor import PY_FUNCTION_OPS
 from ..reading import read
-from . import _read
-from ._core import Question, fail, shorten
-from ._read import stages as read_stages
+from . import _read, _stages
+from ._core import fail, shorten
+from .questions import Question
+
 
 __all__ = ["smooth", "count_calls", "q1", "q2", "q3"]
 
@@ -72,7 +73,7 @@ def _is_records(spec) -> bool:
 
 def _check_q1(answer) -> str:
     ds = _read.dataset(answer, "a tf.data.Dataset built with records.map(...)")
-    stages = read_stages(ds)
+    stages = _stages.stages(ds)
     source = _source(stages, "`records` (dicts with 'pixels' and 'digit') and call records.map(...)", _is_records)
     _refuse_stages(stages, _Q1_STAGES)
     spec = ds.element_spec
@@ -167,7 +168,7 @@ def _is_floats(spec) -> bool:
 
 def _check_q2(answer) -> str:
     ds = _read.dataset(answer, "a tf.data.Dataset built with floats.map(...)")
-    stages = read_stages(ds)
+    stages = _stages.stages(ds)
     source = _source(stages, "`floats` (float32 images [28, 28]) and call floats.map(...)", _is_floats)
     _refuse_stages(stages, _Q2_STAGES)
     spec = ds.element_spec
@@ -315,4 +316,5 @@ q3 = Question(
     solution=f"""
 answer = ({1}, {N_ELEMENTS * N_PASSES})   # outer: once, when map() traces it; inner: {N_ELEMENTS} elements x {N_PASSES} passes
 """,
+    takes_function=True,  # _pair refuses a function with its own sentence: predict, do not build
 )

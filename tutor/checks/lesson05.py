@@ -10,9 +10,10 @@ import numpy as np
 import tensorflow as tf
 
 from ..augment import random_rotate, rotate_batch
-from . import _read
-from ._core import Question, fail, shorten
-from ._read import chain_text, stages
+from . import _read, _stages
+from ._core import fail, shorten
+from .questions import Question
+
 
 __all__ = ["mirror", "random_rotate", "rotate_batch", "broken_cache_pipeline", "q1", "q2", "q3"]
 
@@ -54,7 +55,7 @@ def _batch_size(chain, i: int, wanted: int) -> None:
 
 def _no_repeat(chain) -> None:
     if _first(chain, "repeat") is not None:
-        fail(f"leave repeat() out ({chain_text(chain)}): the checker reads whole epochs itself, one pass each.")
+        fail(f"leave repeat() out ({_stages.chain_text(chain)}): the checker reads whole epochs itself, one pass each.")
 
 
 def _images(elements) -> np.ndarray:
@@ -68,20 +69,20 @@ def _images(elements) -> np.ndarray:
 # --------------------------------------------------------------------------- q1
 def _check_q1(answer) -> str:
     ds = _read.dataset(answer, "a tf.data.Dataset (your batched pipeline)")
-    chain = stages(ds)
+    chain = _stages.stages(ds)
     _no_repeat(chain)
     if _first(chain, "shuffle") is not None:
         fail("leave shuffle() out: the result must be identical to per_element, image for image.")
     b = _first(chain, "batch")
     maps = [i for i, s in enumerate(chain) if s.kind == "map"]
     if b is None:
-        fail(f"there is no batch() in your pipeline ({chain_text(chain)}): batch({Q1_BATCH}) first, then map over "
+        fail(f"there is no batch() in your pipeline ({_stages.chain_text(chain)}): batch({Q1_BATCH}) first, then map over "
              "whole batches.")
     if not maps:
-        fail(f"there is no map() in your pipeline ({chain_text(chain)}): mirror the images with a map after "
+        fail(f"there is no map() in your pipeline ({_stages.chain_text(chain)}): mirror the images with a map after "
              f"batch({Q1_BATCH}).")
     if min(maps) < b:
-        fail(f"there is still a map before batch ({chain_text(chain)}), so it runs once per image. Start again from "
+        fail(f"there is still a map before batch ({_stages.chain_text(chain)}), so it runs once per image. Start again from "
              f"the images, batch({Q1_BATCH}) first, and do all the work in a map after it.")
     source = _grey_source(chain, "tf.data.Dataset.from_tensor_slices(images[:256])")
     _batch_size(chain, b, Q1_BATCH)
@@ -136,24 +137,24 @@ answer = (
 # --------------------------------------------------------------------------- q2
 def _check_q2(answer) -> str:
     ds = _read.dataset(answer, "a tf.data.Dataset (the fixed pipeline)")
-    chain = stages(ds)
+    chain = _stages.stages(ds)
     _no_repeat(chain)
     rotations = [i for i, s in enumerate(chain) if s.kind == "map" and ROTATE_OP in s.fn_ops and s.random_fn]
     caches = [i for i, s in enumerate(chain) if s.kind == "cache"]
     b = _first(chain, "batch")
     if not rotations:
-        fail(f"your pipeline ({chain_text(chain)}) has no random rotation any more: keep map(ex.random_rotate), which "
+        fail(f"your pipeline ({_stages.chain_text(chain)}) has no random rotation any more: keep map(ex.random_rotate), which "
              "draws a new angle for every image.")
     if not caches:
-        fail(f"cache() is gone ({chain_text(chain)}): keep it, placed before map(ex.random_rotate), so the fixed "
+        fail(f"cache() is gone ({_stages.chain_text(chain)}): keep it, placed before map(ex.random_rotate), so the fixed "
              "work is stored and the rotation runs fresh every epoch.")
     if max(caches) > min(rotations):
-        fail(f"cache() still comes after the random rotation ({chain_text(chain)}): it stores the first epoch's "
+        fail(f"cache() still comes after the random rotation ({_stages.chain_text(chain)}): it stores the first epoch's "
              "angles and replays them. Move cache() before map(ex.random_rotate).")
     if b is None:
-        fail(f"batch by {Q2_BATCH}: your pipeline ({chain_text(chain)}) has no batch().")
+        fail(f"batch by {Q2_BATCH}: your pipeline ({_stages.chain_text(chain)}) has no batch().")
     if min(rotations) > b:
-        fail(f"ex.random_rotate rotates ONE image, but in your pipeline ({chain_text(chain)}) it comes after batch: it "
+        fail(f"ex.random_rotate rotates ONE image, but in your pipeline ({_stages.chain_text(chain)}) it comes after batch: it "
              f"gets a whole batch [{Q2_BATCH}, 28, 28] and turns it as if it were one image with 28 channels. Map "
              "before batch.")
     _batch_size(chain, b, Q2_BATCH)
@@ -173,7 +174,7 @@ def _check_q2(answer) -> str:
              "frozen. Make sure nothing random sits before cache().")
     changed = sum(a != b for a, b in zip(first, second))
     return (f"{changed} of {len(first)} images differ between epoch 1 and epoch 2; the augmentation is alive again "
-            f"({chain_text(chain)}).")
+            f"({_stages.chain_text(chain)}).")
 
 
 q2 = Question(
@@ -201,20 +202,20 @@ answer = (
 # --------------------------------------------------------------------------- q3
 def _check_q3(answer) -> str:
     ds = _read.dataset(answer, "a tf.data.Dataset of (images, labels) batches")
-    chain = stages(ds)
+    chain = _stages.stages(ds)
     _no_repeat(chain)
     s, b = _first(chain, "shuffle"), _first(chain, "batch")
     rotations = [i for i, st in enumerate(chain) if st.kind == "map" and ROTATE_OP in st.fn_ops]
     missing = [name for name, where in (("shuffle", s), ("batch", b), ("map(ex.rotate_batch)", rotations or None))
                if where is None]
     if missing:
-        fail(f"your pipeline ({chain_text(chain)}) has no {' and no '.join(missing)}; it needs shuffle, batch and "
+        fail(f"your pipeline ({_stages.chain_text(chain)}) has no {' and no '.join(missing)}; it needs shuffle, batch and "
              "map(ex.rotate_batch).")
     if s > b:
-        fail(f"shuffle comes after batch ({chain_text(chain)}), so it shuffles whole batches and the images inside a "
+        fail(f"shuffle comes after batch ({_stages.chain_text(chain)}), so it shuffles whole batches and the images inside a "
              "batch always stay together. Shuffle single images first, then batch.")
     if min(rotations) < b:
-        fail(f"the rotation runs before batch ({chain_text(chain)}): ex.rotate_batch is written for whole batches. "
+        fail(f"the rotation runs before batch ({_stages.chain_text(chain)}): ex.rotate_batch is written for whole batches. "
              "Put map(ex.rotate_batch) after batch.")
     _batch_size(chain, b, Q3_BATCH)
     spec = ds.element_spec
@@ -237,7 +238,7 @@ def _check_q3(answer) -> str:
     if labels == source_labels:
         fail("the labels come out in their original order: nothing was shuffled.")
     return (f"{len(batches)} batches: shuffled one image at a time, then rotated one batch per call "
-            f"({chain_text(chain)}).")
+            f"({_stages.chain_text(chain)}).")
 
 
 q3 = Question(

@@ -15,8 +15,8 @@ import numpy as np
 import tensorflow as tf
 
 from . import _read
-from ._core import Question, fail, shorten
-from .predict import PredictQuestion
+from ._core import fail, shorten
+from .questions import PredictQuestion, Question
 
 #: q6: the two classes, by id. Cats are 0-299, dogs 1000-1099.
 N_CATS, N_DOGS, DOG_IDS = 300, 100, 1000
@@ -125,8 +125,8 @@ q5 = Question(
            "map(lambda w: (w[:-1], w[-1]))."],
     solution="""
     series = tf.data.Dataset.range(21)
-    windows = series.window(5, shift=1, drop_remainder=True).flat_map(lambda w: w.batch(5))
-    answer = windows.map(lambda w: (w[:-1], w[-1]))
+    fives = series.window(5, shift=1, drop_remainder=True).flat_map(lambda w: w.batch(5))
+    answer = fives.map(lambda w: (w[:-1], w[-1]))
     """,
 )
 

@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 
 from ._core import fail
-from .lesson07 import (BATCH, EPOCHS, N_FILES, FunctionQuestion, answer_dataset, augment, batch_values, chain_text,
-                       check_augmentation, check_content, check_decode_runs, decode, decode_calls, require_stages,
-                       stage_chain)
+from ._decode_once import (BATCH, EPOCHS, N_FILES, augment, batch_values, check_augmentation, check_content,
+                           check_decode_runs, decode, decode_calls, exercise_source, require_stages, stage_chain)
+from ._stages import chain_text
+from .questions import FunctionQuestion
 
 __all__ = ["augment", "decode", "decode_calls", "q1"]
 
@@ -70,7 +71,7 @@ def _check_epochs(values: np.ndarray, chain: list, found: dict) -> list[list[int
 
 
 def _check_q1(answer: Any) -> str:
-    ds = answer_dataset(answer, "fixed")
+    ds = q1.dataset_of(answer)
     chain = stage_chain(ds)
     found = require_stages(chain, shuffle=True)
     _check_shuffle_stage(chain, found)
@@ -100,4 +101,6 @@ q1 = FunctionQuestion(
 
     answer = fixed
     """,
+    name="fixed",
+    source=exercise_source,
 )

@@ -20,8 +20,9 @@ import tensorflow as tf
 
 from ..doctor import PY_FUNCTION_OPS
 from ..timeline.work import busy_wait
-from . import _read
-from ._core import Question, fail, shorten
+from . import _read, _stages
+from ._core import fail, shorten
+from .questions import Question
 
 __all__ = ["BATCH_SIZE", "CHOICES", "LOAD_SECONDS", "N_SAMPLES", "SHAPE", "load_calls", "load_sample",
            "load_sample_python", "peak_concurrency", "q1", "q2", "q3", "samples", "signature"]
@@ -193,7 +194,7 @@ q1 = Question(
 def _check_q2(answer: Any) -> str:
     ds = _read.dataset(answer, "a tf.data.Dataset of (images, labels) batches")
     images, labels = _pair(ds.element_spec, "each element should be a batch pair (images, labels)")
-    stages = _read.stages(ds, build_with="from_generator, map, batch and map")
+    stages = _stages.stages(ds, build_with="from_generator, map, batch and map")
     loaders = [s for s in stages if s.kind == "map" and s.fn_ops & PY_FUNCTION_OPS]
     generators = [s for s in stages if s.kind == "source" and s.fn_name == "generator"]
     if generators and generators[0].dataset is not None:

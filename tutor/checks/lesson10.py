@@ -22,8 +22,9 @@ import tensorflow as tf
 from .. import tfrecord
 from ..doctor import read_pipeline
 from ..tfrecord import FeatureSpecError
-from . import _read
-from ._core import Question, fail, shorten
+from . import _read, _stages
+from ._core import fail, shorten
+from .questions import Question
 
 __all__ = ["BATCH_SIZE", "N_EXAMPLES", "PARSE_OPS", "example_files", "mystery_records", "parse_stages", "q1", "q2"]
 
@@ -86,9 +87,10 @@ def _check_spec(spec: Any) -> str:
         if not isinstance(item, _FEATURE_TYPES):
             fail(f"'{name}': {type(item).__name__} is not a feature description; use tf.io.FixedLenFeature(shape, "
                  "dtype), or tf.io.VarLenFeature(dtype) for a length that varies.")
-        if isinstance(item, tf.io.FixedLenSequenceFeature):
-            fail(f"'{name}': FixedLenSequenceFeature describes one step of a SequenceExample's feature_lists; these "
-                 "records are plain Examples, so use FixedLenFeature or VarLenFeature.")
+        if isinstance(item, tf.io.FixedLenSequenceFeature) and not item.allow_missing:
+            fail(f"'{name}': in tf.io.parse_example, a FixedLenSequenceFeature needs allow_missing=True (it then "
+                 "reads a list of any length and pads the shorter ones); or use FixedLenFeature, or VarLenFeature "
+                 "for a length that varies.")
         if isinstance(item, tf.io.SparseFeature):
             fail(f"'{name}': SparseFeature builds a SparseTensor out of index and value features that these records "
                  "do not have; use FixedLenFeature or VarLenFeature.")
@@ -113,16 +115,29 @@ def _check_spec(spec: Any) -> str:
     if caption.shape[1:] not in ((), (1,)):
         fail(f"'caption' parsed with shape {caption.shape.as_list()}; one string per record is "
              "tf.io.FixedLenFeature([], tf.string).")
-    if not isinstance(tags, (tf.SparseTensor, tf.RaggedTensor)):
+    padded = isinstance(spec["tags"], tf.io.FixedLenSequenceFeature) and not isinstance(tags, tf.SparseTensor)
+    if not isinstance(tags, (tf.SparseTensor, tf.RaggedTensor)) and not padded:
         fail("'tags' has a different length in each record (3, 2 and 4 values): use tf.io.VarLenFeature(tf.int64), "
              "or tf.io.RaggedFeature(tf.int64).")
     if isinstance(tags, tf.SparseTensor):
         tags = tf.RaggedTensor.from_sparse(tags)
-    got = [list(t) for t in tags.to_list()]
+    if padded:  # a dense [records, longest] tensor: each record's list, padded with the default value
+        fill = spec["tags"].default_value if spec["tags"].default_value is not None else 0
+        got = [_strip(row, fill) for row in np.asarray(tags).tolist()]
+    else:
+        got = [list(t) for t in tags.to_list()]
     if got != [list(t) for t in _TAGS]:
         fail(f"'tags' parsed as {got}, expected {[list(t) for t in _TAGS]}.")
-    kind = "sparse" if isinstance(parsed["tags"], tf.SparseTensor) else "ragged"
+    kind = ("dense, padded to the longest record" if padded else
+            "sparse" if isinstance(parsed["tags"], tf.SparseTensor) else "ragged")
     return f"all four features parse; 'tags' varies in length, so it comes back {kind}, and the others are dense."
+
+
+def _strip(row: list, fill: Any) -> list:
+    """``row`` without the padding ``fill`` at its end."""
+    while row and row[-1] == fill:
+        row = row[:-1]
+    return row
 
 
 q1 = Question(
@@ -213,7 +228,7 @@ def _check_vectorized(answer: Any) -> str:
     if images_spec.shape.rank != 4 or tuple(images_spec.shape[1:]) != (28, 28, 1):
         fail(f"expected image batches of shape [batch, 28, 28, 1], got {images_spec.shape}; decode with "
              "tutor.tfrecord.decode_digits(features, 'png') as `slow` does.")
-    stages = _read.stages(ds, build_with="tf.data.TFRecordDataset, batch, map and tf.io.parse_example as in `slow`")
+    stages = _stages.stages(ds, build_with="tf.data.TFRecordDataset, batch, map and tf.io.parse_example as in `slow`")
     parse_at = [i for i, stage in enumerate(stages) if _parses(stage)]
     if not parse_at:
         fail("no stage of your pipeline parses Examples: read the files with tf.data.TFRecordDataset, batch the "
@@ -234,7 +249,7 @@ def _check_vectorized(answer: Any) -> str:
     if int(ds.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
         fail("your dataset never ends (it has repeat() with no count), so one pass cannot finish; the exercise "
              f"wants the {N_EXAMPLES} digits once. Remove the repeat().")
-    batches = _read.elements(ds, limit=4 * N_EXAMPLES // BATCH_SIZE)
+    batches = _read.elements(ds, limit=N_EXAMPLES)  # batches; more data than `files` is counted, then named
     rows = [len(images) for images, _ in batches]
     n = sum(rows)
     if n != N_EXAMPLES:

@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import atexit
 import glob
 import math
 import os
@@ -17,10 +18,10 @@ import threading
 
 import tensorflow as tf
 
-from ..data import weather_csv
+from ..data import class_folders, weather_csv
 from . import _read
-from ._core import Question, fail, shorten
-from .predict import PredictQuestion
+from ._core import fail, shorten
+from .questions import PredictQuestion, Question
 
 #: The global batch size of the lesson's two-replica examples.
 GLOBAL_BATCH = 4
@@ -96,6 +97,24 @@ q2 = PredictQuestion(
 )
 
 
+# ----------------------------------------------------------------------- q3, q4: the lesson's files
+_files: dict = {}
+
+
+def lesson_files() -> dict:
+    """What the lesson's setup cell makes, for running q3's and q4's solutions outside the notebook.
+
+    ``{"os", "csv_path", "image_root", "class_names"}``, in a folder of its own that is removed when Python exits.
+    """
+    if not _files or not os.path.isdir(_files["image_root"]):
+        workdir = tempfile.mkdtemp(prefix="tutor-lesson11-")
+        atexit.register(shutil.rmtree, workdir, ignore_errors=True)
+        image_root = class_folders(os.path.join(workdir, "digits"), n=60, classes=(0, 1, 2))
+        _files.update(os=os, csv_path=weather_csv(os.path.join(workdir, "weather.csv")), image_root=image_root,
+                      class_names=sorted(os.listdir(image_root)))
+    return dict(_files)
+
+
 # ----------------------------------------------------------------------- q3: CSV
 def _weather_rows() -> list[dict]:
     import csv
@@ -121,6 +140,12 @@ def _check_csv(answer) -> str:
     if features != {"day", "station", "temperature", "humidity"}:
         extra = "; 'rain' is still a feature: pass label_name='rain'" if "rain" in features else ""
         fail(f"the features should be day, station, temperature and humidity; yours are {sorted(features)}{extra}.")
+    for column in ("temperature", "humidity"):
+        dtype = spec[0][column].dtype
+        if not dtype.is_floating:
+            kind = "text (strings)" if dtype == tf.string else f"{dtype.name} numbers"
+            fail(f"'{column}' comes out as {kind}: its column default sets the column's type. Give float('nan') for "
+                 "temperature and humidity, so that they are float numbers and a missing value is NaN.")
     if int(ds.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
         fail("your dataset never ends: make_csv_dataset repeats the file forever unless you pass num_epochs=1.")
     try:
@@ -169,6 +194,7 @@ q3 = Question(
         csv_path, batch_size=4, label_name="rain", num_epochs=1, shuffle=False,
         column_defaults=[tf.int32, "", float("nan"), float("nan"), tf.int32])
     """,
+    context=lesson_files,
 )
 
 
@@ -233,6 +259,7 @@ q4 = Question(
 
     answer = tf.data.Dataset.list_files(os.path.join(image_root, "*", "*.jpg")).map(with_label)
     """,
+    context=lesson_files,
 )
 
 
@@ -243,6 +270,7 @@ def _check_dataset_fn(answer) -> str:
              "pipeline, with that pipeline's input_context.")
     if not callable(answer):
         fail(f"expected a function dataset_fn(input_context), got {type(answer).__name__}.")
+    _read.one_argument(answer, "dataset_fn", "input_context", "what TensorFlow passes to each input pipeline")
     for pipelines, replicas in ((2, 4), (1, 2)):
         per_replica = 16 // replicas
         read = []
@@ -295,6 +323,7 @@ q5 = Question(
 
     answer = dataset_fn
     """,
+    takes_function=True,
 )
 
 __all__ = ["q1", "q2", "q3", "q4", "q5"]

@@ -19,8 +19,9 @@ import tensorflow as tf
 
 from .. import augment, training
 from ..doctor import PY_FUNCTION_OPS
-from . import _read
-from ._core import Question, fail
+from . import _read, _stages
+from ._core import fail
+from .questions import Question
 
 __all__ = ["q1", "q2", "exercise_digits", "id_dataset", "slow_pipeline"]
 
@@ -87,11 +88,11 @@ def _after(found: list, kind: str, index: int) -> bool:
 
 
 def _check_fast(answer: Any) -> str:
-    ds = _read.answer_dataset(answer, "a tf.data.Dataset of (images, labels) batches")
+    ds = _read.dataset(answer, "a tf.data.Dataset of (images, labels) batches")
     _image_batches(ds)
     if int(ds.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
         fail("your dataset never ends: leave out repeat(). The checker makes its own passes, one per epoch.")
-    found = _read.stages(ds)
+    found = _stages.stages(ds)
     python = _python_stage(found)
     if python is not None:
         fail(f"your pipeline still runs Python ({python.where}): py_function, numpy_function or a generator is "
@@ -196,7 +197,8 @@ def id_dataset(n: int = N_Q2) -> tf.data.Dataset:
                                                "label": labels[order]})
 
 
-def _ids_and_labels(ds: tf.data.Dataset, name: str) -> tuple[list[int], list[int]]:
+def _ids(ds: tf.data.Dataset, name: str) -> list[int]:
+    """One pass of a part of the split, as ids; fails with a sentence when its elements are not id_dataset()'s."""
     spec = ds.element_spec
     if not (isinstance(spec, dict) and "id" in spec and "label" in spec):
         fail(f"{name}: each element is {_read.describe_spec(spec)}; keep the elements of id_dataset() as they are, "
@@ -205,76 +207,29 @@ def _ids_and_labels(ds: tf.data.Dataset, name: str) -> tuple[list[int], list[int
         fail(f"{name}: the 'id' feature has shape {_read.shape_text(spec['id'].shape)}; keep it as it is.")
     if int(ds.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
         fail(f"{name} never ends: leave out repeat(). The checker reads each part twice, as two epochs.")
-    ids, labels = [], []
-    for element in _read.elements(ds, 4 * N_Q2):
-        ids.extend(int(v) for v in np.ravel(element["id"]))
-        labels.extend(int(v) for v in np.ravel(element["label"]))
-    return ids, labels
+    return [int(v) for element in _read.elements(ds, 4 * N_Q2) for v in np.ravel(element["id"])]
+
+
+def _labels_by_id() -> np.ndarray:
+    """The label of every id of id_dataset() (it is sorted by label)."""
+    _, labels = exercise_digits(N_Q2)
+    return np.sort(labels, kind="stable")
+
+
+def _few_classes(val_ids: list[int]) -> str | None:
+    classes = sorted({int(c) for c in _labels_by_id()[val_ids]})
+    if len(classes) <= 3:
+        return (f"val holds only the label(s) {classes}: id_dataset() is sorted by label, so a part cut from it as "
+                "it comes holds a few classes.")
+    return None
 
 
 def _check_split(answer: Any) -> str:
-    if isinstance(answer, tf.data.Dataset):
-        fail("answer with a pair (train, val) of two datasets, got one dataset. Split it with take and skip.")
-    if not (isinstance(answer, (tuple, list)) and len(answer) == 2):
-        got = f"a {type(answer).__name__} of {len(answer)}" if isinstance(answer, (tuple, list)) else \
-            type(answer).__name__
-        fail(f"answer with a pair (train, val) of datasets, got {got}.")
-    train = _read.answer_dataset(answer[0], "a tf.data.Dataset for train (the first of the pair)")
-    val = _read.answer_dataset(answer[1], "a tf.data.Dataset for val (the second of the pair)")
-    (tr1, _), (va1, val_labels) = _ids_and_labels(train, "train"), _ids_and_labels(val, "val")
-    (tr2, _), (va2, _) = _ids_and_labels(train, "train"), _ids_and_labels(val, "val")
-    if (len(tr1), len(va1)) == (VAL_Q2, N_Q2 - VAL_Q2):
-        fail(f"train has {VAL_Q2} elements and val {N_Q2 - VAL_Q2}: the pair is swapped. Answer (train, val), "
-             "train first.")
-    if (len(tr1), len(va1)) != (N_Q2 - VAL_Q2, VAL_Q2):
-        fail(f"train has {len(tr1)} elements and val {len(va1)} per epoch; expected {N_Q2 - VAL_Q2} and {VAL_Q2}.")
-    for name, ids in (("train", tr1), ("val", va1)):
-        if len(set(ids)) != len(ids):
-            twice = next(i for i, c in Counter(ids).items() if c > 1)
-            fail(f"{name} holds id {twice} more than once in one epoch. Each element belongs to one part, once.")
-    leaked = sorted((set(tr1) | set(tr2)) & (set(va1) | set(va2)))
-    if leaked:
-        if _read.reshuffling_split(_read.stages(train)) or _read.reshuffling_split(_read.stages(val)):
-            fail(f"{len(leaked)} ids, such as {leaked[:5]}, are in train and in val: leakage. take() and skip() each "
-                 "make their own iterator (lesson 01), and a shuffle that reshuffles gives each iterator a new "
-                 "order, so the two parts are cut from different orders. Fix the order once: shuffle(500, seed=..., "
-                 "reshuffle_each_iteration=False), then take and skip.")
-        fail(f"{len(leaked)} ids, such as {leaked[:5]}, are in train and in val: leakage. Every element must be in "
-             "one part only, in every epoch.")
-    classes = sorted(set(val_labels))
-    partial = [s for ds in (train, val) for s in _before_split(_read.stages(ds)) if s.kind == "shuffle"
-               and isinstance(s.params.get("buffer_size"), int) and 0 < s.params["buffer_size"] < N_Q2]
-    if partial:
-        fail(f"the one-time shuffle has buffer_size={partial[0].params['buffer_size']}, smaller than the {N_Q2} "
-             f"elements, so the fixed order is only partly random (lesson 03) and a part cut from the sorted data "
-             f"does not mix the labels evenly (val holds the labels {classes}). Use a buffer of {N_Q2}.")
-    if len(classes) <= 3:
-        fail(f"val holds only the label(s) {classes}: id_dataset() is sorted by label, so cutting it as it comes "
-             "gives a validation set of a few classes. Fix a random order first: shuffle(500, seed=..., "
-             "reshuffle_each_iteration=False) with a buffer as large as the data, then take and skip.")
-    unfixed = [name for name, ds in (("train", train), ("val", val)) if not _cut_from_fixed_order(_read.stages(ds))]
-    if unfixed:
-        fail(f"{' and '.join(unfixed)} {'is' if len(unfixed) == 1 else 'are'} not cut with take or skip from a fixed "
-             "random order. The task asks for the splitting rule: fixed = id_ds.shuffle(500, seed=..., "
-             "reshuffle_each_iteration=False), then val = fixed.take(100) and train = fixed.skip(100).")
-    if tr1 == tr2:
-        fail("train comes out in the same order in both epochs. After the split, shuffle the training part, "
-             "leaving reshuffle_each_iteration at its default (True), so every epoch gets a new order.")
-    return (f"train ({N_Q2 - VAL_Q2}) and val ({VAL_Q2}, {len(classes)} different labels) never share an element "
+    _, val_ids = _stages.check_split(answer, _ids, n=N_Q2, held_out=VAL_Q2, names=("train", "val"),
+                                     not_random=_few_classes)
+    classes = len({int(c) for c in _labels_by_id()[val_ids]})
+    return (f"train ({N_Q2 - VAL_Q2}) and val ({VAL_Q2}, {classes} different labels) never share an element "
             "over two epochs, and train comes in a new order every epoch.")
-
-
-def _cut_from_fixed_order(found: list) -> bool:
-    """A take or skip that reads a shuffle with ``reshuffle_each_iteration=False`` (one random order, kept)."""
-    cut = next((k for k, s in enumerate(found) if s.kind in ("take", "skip")), None)
-    return cut is not None and any(s.kind == "shuffle" and s.params.get("reshuffle_each_iteration") is False
-                                   for s in found[:cut])
-
-
-def _before_split(found: list) -> list:
-    """The stages before the first take or skip; none when there is no take or skip."""
-    cut = next((k for k, s in enumerate(found) if s.kind in ("take", "skip")), 0)
-    return found[:cut]
 
 
 q2 = Question(

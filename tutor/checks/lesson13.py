@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import socket
 from collections import Counter
 from typing import Any
 
@@ -19,8 +20,9 @@ import numpy as np
 import tensorflow as tf
 
 from ..doctor import PY_FUNCTION_OPS
-from . import _read
-from ._core import Question, fail, shorten
+from . import _read, _stages
+from ._core import SETUP_AGAIN, fail, shorten
+from .questions import Question
 
 N_Q1 = 16
 N_Q2 = 20
@@ -79,8 +81,8 @@ q1 = Question(
 def _check_loaded(answer: Any) -> str:
     if isinstance(answer, str) and os.path.isdir(answer):
         fail(f"{shorten(answer, 60)} is the folder; answer with the dataset tf.data.Dataset.load(...) returns for it.")
-    ds = _read.answer_dataset(answer, "the dataset returned by tf.data.Dataset.load(...)")
-    found = _read.stages(ds)
+    ds = _read.dataset(answer, "the dataset returned by tf.data.Dataset.load(...)")
+    found = _stages.stages(ds)
     # snapshot() is built as zip -> snapshot -> map (the map drops an index it adds): that map is not the learner's
     maps = [s for k, s in enumerate(found) if s.kind == "map" and not (k and found[k - 1].kind == "snapshot")]
     loads = any(s.op == "LoadDataset" for s in found)
@@ -91,7 +93,14 @@ def _check_loaded(answer: Any) -> str:
              f"later, but it is not saved data.{kept} The task asks for expensive.save(saved_q2) once, then "
              "answer = tf.data.Dataset.load(saved_q2), which holds no map at all.")
     if not loads:
-        cached = " cache() keeps elements only while this program runs;" if any(s.kind == "cache" for s in found) else ""
+        caches = [s for s in found if s.kind == "cache"]
+        if caches and caches[0].params.get("filename"):
+            fail(f"your pipeline caches to a file ({_stages.chain_text(found)}): cache(path) reads its files back "
+                 "once they are complete, but the pipeline still holds the map, which runs again whenever those "
+                 "files are missing or incomplete, and they belong to this exact pipeline. The task asks for saved "
+                 "data: expensive.save(path) once, then answer = tf.data.Dataset.load(path), which holds no map.")
+        cached = (" cache() in memory keeps elements only while this program runs, and only after a first full "
+                  "pass;" if caches else "")
         fail(f"your pipeline starts with {found[0].label}, not with saved data, so it still computes everything.{cached}"
              " Call expensive.save(path) once, then answer = tf.data.Dataset.load(path).")
     if maps:
@@ -99,7 +108,7 @@ def _check_loaded(answer: Any) -> str:
              "and load() is there to skip that work. Answer with tf.data.Dataset.load(path) alone.")
     if int(ds.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
         fail("your dataset never ends: leave out repeat(), and answer with one pass over the loaded data.")
-    values = [_read.whole(v) for v in _read.read_values(ds, 200)]
+    values = [_read.whole(v) for v in _read.values(ds, 200)]
     expected = [i * i for i in range(N_Q2)]
     if sorted(values, key=lambda v: (v is None, v or 0)) == list(range(N_Q2)):
         fail("the loaded elements are 0, 1, 2, ..., 19: you saved range(20) before the map. Save `expensive` itself.")
@@ -137,13 +146,28 @@ def _python_before(found: list, upto: int):
                                                                           s.fn_name == "generator")), None)
 
 
+def _reachable(address: Any) -> bool:
+    """False when nothing listens at a dispatcher's ``host:port`` any more (reading from it would wait forever)."""
+    if not isinstance(address, str) or ":" not in address:
+        return True  # an address the graph does not show: let the read say what happens
+    host, _, port = address.rpartition("://")[2].rpartition(":")
+    try:
+        with socket.create_connection((host or "localhost", int(port)), timeout=2):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
 def _check_service_ready(answer: Any) -> str:
-    ds = _read.answer_dataset(answer, "a tf.data.Dataset sent through the service with distribute(...)")
-    found = _read.stages(ds)
+    ds = _read.dataset(answer, "a tf.data.Dataset sent through the service with distribute(...)")
+    found = _stages.stages(ds)
     sent = next((k for k, s in enumerate(found) if s.kind == "distribute"), None)
     if sent is None:
         fail("your pipeline is not sent to the service: end it with .apply(tf.data.experimental.service.distribute("
              "\"distributed_epoch\", service.target)).")
+    if not _reachable(found[sent].params.get("address")):
+        fail(f"the tf.data service your dataset is sent to ({found[sent].params['address']}) is not running any more: "
+             f"it was stopped (by the cleanup cell, or service.stop()). {SETUP_AGAIN}")
     python = _python_before(found, sent)
     if python is not None:
         fail(f"the part sent to the service still runs Python ({python.where}). A worker in another process cannot "

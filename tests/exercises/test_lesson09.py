@@ -8,7 +8,7 @@ import pytest
 import tensorflow as tf
 
 from tutor.checks import lesson09 as ex
-from exercises import refused
+from .checking import refused
 
 SIG = ex.signature()
 
@@ -17,18 +17,7 @@ def from_samples(signature=SIG, fn=ex.samples):
     return tf.data.Dataset.from_generator(fn, output_signature=signature)
 
 
-def test_placeholder_is_unattempted():
-    for q in (ex.q1, ex.q2, ex.q3):
-        assert q.check(...).status == "unattempted"
-        assert "None" in q.check(None).message
-
-
 # ----------------------------------------------------------------------------- q1
-def test_q1_solution_passes():
-    result = ex.q1.check(ex.q1.solution_answer())
-    assert result.passed, result.message
-
-
 @pytest.mark.parametrize("build", [
     lambda: tf.data.Dataset.from_generator(lambda: ex.samples(), output_signature=(
         tf.TensorSpec(shape=[8, 8], dtype=tf.float32), tf.TensorSpec(shape=[], dtype=tf.int64))),

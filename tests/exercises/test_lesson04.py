@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 
 from tutor.checks import lesson04 as ex
-from exercises import boom, passes, refused
+from .checking import boom, passes, refused
 
 
 def digits(n):
@@ -39,13 +39,6 @@ BAD_INPUTS = {
     "a map that raises": lambda: records().map(
         lambda d: (tf.ensure_shape(tf.py_function(boom, [d["pixels"]], tf.float32), [28, 28, 1]), d["digit"])),
 }
-
-
-@pytest.mark.parametrize("q", [ex.q1, ex.q2, ex.q3], ids=["q1", "q2", "q3"])
-def test_solution_passes_and_placeholder_is_unattempted(q):
-    passes(q, q.solution_answer())
-    assert q.check(...).status == "unattempted"
-    assert len(q.hints) >= 2
 
 
 @pytest.mark.parametrize("q", [ex.q1, ex.q2, ex.q3], ids=["q1", "q2", "q3"])

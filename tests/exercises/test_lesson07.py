@@ -6,7 +6,7 @@ import tensorflow as tf
 
 import tutor
 from tutor.checks import lesson07 as ex
-from exercises import boom, passes, refused
+from .checking import boom, passes, refused
 
 
 def raising_map(source):
@@ -111,6 +111,16 @@ def test_q1_messages_for_bad_input_say_what_to_do(short_deadline):
     assert "no map(ex.decode)" in ex.q1.check(BAD_FUNCTIONS["returns a dataset of strings"]).message
     raised = ex.q1.check(raising_map)
     assert raised.details and "boom" in raised.details  # the original is kept in the collapsed detail
+
+
+@pytest.mark.parametrize("answer, words", [
+    (lambda s: s.map(ex.decode).cache().repeat(3).map(ex.augment).batch, ["you passed the function", "batch"]),
+    (lambda s: s.map(ex.decode).cache().repeat(3).map(ex.augment()).batch(4),
+     ["a function was used where its result was expected"]),
+    (lambda: ex.slow_pipeline(ex.exercise_source()), ["fast_pipeline must take one argument, `source`"]),
+], ids=["method-not-called", "augment-called-without-argument", "no-source-argument"])
+def test_q1_a_function_not_called_is_named(answer, words):
+    refused(ex.q1, answer, *words)
 
 
 def test_a_function_still_returning_the_placeholder_is_not_attempted():

@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 
 from tutor.checks import lesson05 as ex
-from exercises import boom, passes, refused
+from .checking import boom, passes, refused
 
 
 def images(n=64):
@@ -35,13 +35,6 @@ BAD_INPUTS = {
     "a dataset of strings": lambda: tf.data.Dataset.from_tensor_slices(["a", "b"]).batch(2).map(tf.strings.upper),
     "a map that raises": lambda: source().batch(32).map(lambda x: tf.py_function(boom, [x], tf.uint8)),
 }
-
-
-@pytest.mark.parametrize("q", [ex.q1, ex.q2, ex.q3], ids=["q1", "q2", "q3"])
-def test_solution_passes_and_placeholder_is_unattempted(q):
-    passes(q, q.solution_answer())
-    assert q.check(...).status == "unattempted"
-    assert len(q.hints) >= 2 and "answer" in q.solution_code
 
 
 @pytest.mark.parametrize("q", [ex.q1, ex.q2, ex.q3], ids=["q1", "q2", "q3"])

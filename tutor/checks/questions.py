@@ -1,0 +1,313 @@
+"""Every kind of question a lesson declares: the learner passes an answer, the question checks it.
+
+* :class:`Question`: an exercise with a checker, hints and a solution.
+* :class:`FunctionQuestion`: answered with a function ``f(source) -> Dataset`` that the checker calls.
+* :class:`PredictQuestion`: predict what a real pipeline produces, then run it and compare.
+* :class:`SetPrediction`: a prediction of a set of numbers (order and repeats do not matter).
+
+A lesson module (``lessonNN.py``) only declares its questions with these types and the readers of
+:mod:`tutor.checks._read`; it never imports another lesson's module.
+
+>>> q = Question("demo", lambda a: "right." if a == 42 else fail("not 42."), hints=["think"], solution="answer = 42")
+>>> q.check(42).passed, q.check(...).status, q.check(1).message
+(True, 'unattempted', 'demo: not 42.')
+"""
+from __future__ import annotations
+
+import textwrap
+from typing import Any, Callable, Sequence
+
+from ..reading import ReadTimeout
+from . import _read
+from ._core import (CORRECT, NOT_YET, UNATTEMPTED, CheckFailed, Result, Text, after_colon, explain_error, fail,
+                    original_error, shorten)
+from ._read import plain
+
+
+class Question:
+    """One exercise.
+
+    Parameters
+    ----------
+    title : str
+        A short name, shown with every result.
+    checker : callable
+        ``checker(answer) -> str``: returns a success message, or calls
+        :func:`fail` with a message that says *what* is wrong.
+    hints : list of str
+        Shown one at a time by :meth:`hint`.
+    solution : str
+        Python code that defines ``answer``; shown by :meth:`solution` and run
+        by the tests. ``tf``, ``np`` and ``tutor`` are available to it.
+    takes_function : bool
+        True when the answer is a function the checker calls. Otherwise a
+        function passed as the answer is refused before the checker runs, with
+        a sentence saying that a function was passed and its result was expected.
+    context : callable, optional
+        ``context() -> dict``: the names the lesson's setup cells define and the
+        solution uses (``csv_path``, ``image_root``); :meth:`solution_answer` runs
+        the solution with them, as the notebook would.
+    """
+
+    takes_function = False
+
+    def __init__(self, title: str, checker: Callable[[Any], str], hints: Sequence[str], solution: str, *,
+                 takes_function: bool | None = None, context: Callable[[], dict] | None = None):
+        self.title = title
+        self.context = context
+        self._checker = checker
+        self.hints = list(hints)
+        self.solution_code = textwrap.dedent(solution).strip()
+        if takes_function is not None:
+            self.takes_function = takes_function
+        self._hints_shown = 0
+
+    def check(self, answer: Any = ...) -> Result:
+        """Check ``answer``; ``...`` (the placeholder) counts as not attempted yet."""
+        if answer is ...:
+            return Result(UNATTEMPTED, f"{self.title}: replace the `...` with your answer, then run this cell again.",
+                          self.title)
+        if answer is None:
+            return Result(NOT_YET, f"{self.title}: your answer is None. A function that has no `return` gives "
+                                   "None, and so does assigning the result of print(); set `answer` to the value "
+                                   "itself.", self.title)
+        if not self.takes_function and _read.is_function(answer):
+            return Result(NOT_YET, f"{self.title}: {_read.function_passed(answer)}", self.title)
+        try:
+            message = self._checker(answer)
+        except CheckFailed as exc:
+            return Result(NOT_YET, f"{self.title}: {exc}", self.title)
+        except ReadTimeout as exc:
+            return Result(NOT_YET, f"{self.title}: {after_colon(str(exc))}", self.title)
+        except Exception as exc:  # the learner's pipeline failed while being read: a sentence, original in details
+            return Result(NOT_YET, f"{self.title}: {explain_error(exc)}", self.title, details=original_error(exc))
+        return Result(CORRECT, f"{self.title}: {message}", self.title)
+
+    def hint(self, number: int | None = None) -> Text:
+        """The next hint, or hint ``number`` (counting from 1); after the last one, says so.
+
+        ``hint(1)`` goes back to the first hint, and ``hint()`` then goes on from there.
+        """
+        total = len(self.hints)
+        if not total:
+            return Text("Hint", "No hints for this one: try the solution.")
+        if number is None:
+            if self._hints_shown >= total:
+                return Text(f"Hint {total}/{total}", f"{self.hints[-1]} (That was the last hint: hint(1) shows "
+                                                     "the first again, and solution() shows one answer.)")
+            number = self._hints_shown + 1
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= total:
+            raise ValueError(f"{self.title} has {total} hint{'s' if total != 1 else ''}: ask for hint() or "
+                             f"hint(n) with a whole number n from 1 to {total}, got {shorten(number, 30)}.")
+        self._hints_shown = number
+        last = " (This is the last hint: hint(1) shows the first again.)" if number == total and total > 1 else ""
+        return Text(f"Hint {number}/{total}", self.hints[number - 1] + last)
+
+    def solution(self) -> Text:
+        """One correct answer, as code; never raises (a solution that cannot be shown says why)."""
+        try:
+            return Text("Solution", self.solution_code, code=True)
+        except CheckFailed as exc:
+            return Text("Solution", f"the solution could not be computed here: {exc}")
+        except Exception as exc:  # a computed solution whose pipeline failed: a sentence, never a traceback
+            return Text("Solution", f"the solution could not be computed here: {explain_error(exc)}")
+
+    def solution_answer(self) -> Any:
+        """Run the solution code and return the ``answer`` it defines (used by the tests)."""
+        import sys
+
+        import numpy as np
+        import tensorflow as tf
+
+        tutor = sys.modules[__name__.partition(".")[0]]  # the package this module belongs to, loaded already
+        namespace: dict[str, Any] = {"tf": tf, "np": np, "tutor": tutor, **(self.context() if self.context else {})}
+        exec(self.solution_code, namespace)
+        if "answer" not in namespace:
+            raise RuntimeError(f"{self.title}: the solution code does not define `answer`.")
+        return namespace["answer"]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.title!r})"
+
+
+class FunctionQuestion(Question):
+    """A question answered with a function ``f(source) -> Dataset``; ``return ...`` counts as not attempted.
+
+    The checker reads the function's dataset with ``question.dataset_of(answer)``, which calls it on a fresh
+    ``source()`` and says in a sentence what went wrong (a dataset passed instead, ``return`` forgotten).
+    """
+
+    takes_function = True
+
+    def __init__(self, title: str, checker: Callable[[Any], str], hints: Sequence[str], solution: str, *,
+                 name: str, source: Callable[[], Any]):
+        self.name, self.source = name, source
+        super().__init__(title, checker, hints, solution)
+
+    def check(self, answer: Any = ...) -> Result:
+        if _read.is_function(answer):
+            try:
+                placeholder = answer(self.source()) is ...
+            except Exception:  # the real check reports it
+                placeholder = False
+            if placeholder:
+                return super().check(...)
+        return super().check(answer)
+
+    def dataset_of(self, answer: Any):
+        """Call the learner's function on a fresh source; fail unless it returns a dataset."""
+        return _read.called_dataset(answer, self.name, self.source)
+
+
+# ------------------------------------------------------------------ predictions
+def describe_difference(predicted: Any, actual: Any, *, row: str = "row", first_difference: bool = False) -> str | None:
+    """``None`` when ``predicted`` equals ``actual``; otherwise one sentence saying what differs.
+
+    Works on numbers, strings, flat lists (order matters) and lists of lists
+    (batches, windows), where the first differing ``row`` is named.
+
+    >>> describe_difference([[0, 1], [2, 3]], [[0, 1], [2, 4]], row="batch")
+    'batch 1 differs: you predicted [2, 3]; the pipeline gives [2, 4].'
+    >>> describe_difference([0, 1, 2], [[0, 1], [2]], row="batch")
+    'the answer is a list of 2 batches, each a list; you predicted a flat list [0, 1, 2]: group it into batches.'
+    >>> describe_difference([[4, 5], [6, 7]], [4, 5])
+    'the answer is one flat list of 2 items; you predicted a list of lists [[4, 5], [6, 7]]. Write the items in one list.'
+    """
+    predicted, actual = plain(predicted), plain(actual)
+    if predicted == actual:
+        return None
+    if not isinstance(actual, list):
+        return f"you predicted {shorten(predicted)}; the pipeline gives {shorten(actual)}."
+    if not isinstance(predicted, list):
+        return (f"the answer is a list of {_count(len(actual), 'item')}; "
+                f"you predicted {shorten(predicted)}.")
+    nested = any(isinstance(a, list) for a in actual)
+    if nested:
+        if predicted and not any(isinstance(p, list) for p in predicted):
+            return (f"the answer is a list of {_count(len(actual), row)}, each a list; you predicted a flat list "
+                    f"{shorten(predicted, 60)}: group it into {_plural(row)}.")
+        if len(predicted) != len(actual):
+            return f"you predicted {_count(len(predicted), row)}; the pipeline gives {len(actual)}."
+        for k, (p, a) in enumerate(zip(predicted, actual)):
+            if p != a:
+                return f"{row} {k} differs: you predicted {shorten(p)}; the pipeline gives {shorten(a)}."
+    elif any(isinstance(p, list) for p in predicted):
+        return (f"the answer is one flat list of {_count(len(actual), 'item')}; you predicted a list of lists "
+                f"{shorten(predicted, 60)}. Write the items in one list.")
+    if sorted(map(repr, predicted)) == sorted(map(repr, actual)):
+        if first_difference:  # where an order question goes wrong is the useful part
+            k = next(i for i, (p, a) in enumerate(zip(predicted, actual)) if p != a)
+            return (f"the right items, in a different order: position {k} holds {shorten(actual[k], 30)}, "
+                    f"you predicted {shorten(predicted[k], 30)}.")
+        return "the right items, in a different order."
+    extra = _minus(predicted, actual)
+    missing = _minus(actual, predicted)
+    parts = []
+    if extra:
+        parts.append(f"{_list(extra)} {'is' if len(extra) == 1 else 'are'} not in it" +
+                     (" (or not that often)" if any(x in actual for x in extra) else ""))
+    if missing:
+        parts.append(f"{_list(missing)} {'is' if len(missing) == 1 else 'are'} missing")
+    return "; ".join(parts) + "."
+
+
+def _minus(items: list, other: list) -> list:
+    """``items`` without one copy of each item of ``other`` (a multiset difference that keeps order)."""
+    left = list(other)
+    out = []
+    for item in items:
+        if item in left:
+            left.remove(item)
+        else:
+            out.append(item)
+    return out
+
+
+def _plural(noun: str) -> str:
+    return noun + ("es" if noun.endswith(("sh", "ch", "s", "x")) else "s")
+
+
+def _count(n: int, noun: str) -> str:
+    """``'1 window'``, ``'3 windows'``, ``'2 batches'``."""
+    return f"{n} {noun if n == 1 else _plural(noun)}"
+
+
+def _list(items: Sequence[Any]) -> str:
+    return shorten(items[0], 30) if len(items) == 1 else shorten(items, 60)
+
+
+class PredictQuestion(Question):
+    """A prediction about a real pipeline, checked by running it.
+
+    Parameters
+    ----------
+    title : str
+    pipeline : callable
+        ``pipeline() -> tf.data.Dataset``: the real pipeline, built fresh for every check.
+    truth : callable, optional
+        ``truth(elements) -> answer``: what the right prediction is, from the
+        pipeline's elements (plain lists and numbers). Default: all elements.
+    ask : str
+        What to predict, in words ("the ids in the second window, as a list").
+    code : str, optional
+        The pipeline as the lesson shows it; the solution quotes it.
+    row : str
+        What one element is called in messages ("batch", "window", "element").
+    hints : list of str
+    max_elements : int
+        Reading bound; a pipeline that gives more fails the check.
+    first_difference : bool
+        When the right items come in a different order, also say which position
+        differs first (for questions about an order: interleave, choose_from_datasets).
+
+    >>> q = PredictQuestion("first two", lambda: tf.data.Dataset.range(5), truth=lambda xs: xs[:2], ask="the first two ids")
+    >>> q.check([0, 1]).passed, "in a different order" in q.check([1, 0]).message
+    (True, True)
+    """
+
+    takes_function = True  # a function is refused by _score with its own sentence: predict, do not build
+
+    def __init__(self, title: str, pipeline: Callable[[], Any], *, truth: Callable[[list], Any] | None = None,
+                 ask: str = "what the pipeline produces", code: str | None = None, row: str = "element",
+                 hints: Sequence[str] = (), max_elements: int = 1000, first_difference: bool = False):
+        self.pipeline, self.truth, self.ask, self.code, self.row = pipeline, truth, ask, code, row
+        self.first_difference = first_difference
+        self.max_elements = max_elements
+        super().__init__(title, self._score, hints=list(hints), solution="")
+
+    def actual(self) -> Any:
+        """Run the pipeline and return the right prediction."""
+        found = plain(_read.elements(_read.dataset(self.pipeline()), self.max_elements))
+        return plain(self.truth(found)) if self.truth is not None else found
+
+    @property
+    def solution_code(self) -> str:  # computed from the real pipeline, so it can never go stale
+        comment = f"# {self.ask}" + (f", for {self.code}" if self.code else "")
+        return f"{comment}\nanswer = {self.actual()!r}"
+
+    @solution_code.setter
+    def solution_code(self, value: str) -> None:  # Question.__init__ sets it; the property computes it
+        pass
+
+    def _score(self, prediction: Any) -> str:
+        if _read.is_function(prediction) or _read.is_dataset(prediction):
+            fail(f"write down your prediction as a value ({self.ask}), not a pipeline: the point is to guess "
+                 "before running it.")
+        difference = describe_difference(prediction, self.actual(), row=self.row,
+                                          first_difference=self.first_difference)
+        if difference is not None:
+            fail(f"{difference} Look again at what the pipeline does, then run the picture below to see it.")
+        return f"that is exactly what the pipeline produces ({self.ask})."
+
+
+class SetPrediction(PredictQuestion):
+    """A prediction of a set of numbers: order and repeats in the answer do not matter."""
+
+    def _score(self, prediction: Any) -> str:
+        import numpy as np
+
+        if isinstance(prediction, (set, frozenset, tuple, list, np.ndarray)):
+            items = prediction.ravel().tolist() if isinstance(prediction, np.ndarray) else list(prediction)
+            if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in items):
+                prediction = sorted({plain(v) for v in items})
+        return super()._score(prediction)
