@@ -138,8 +138,60 @@ def test_report_renders_as_text_and_html():
     assert "stage 3: shuffle(buffer_size=10)" in text and "Fix:" in text and "Problem:" in text
     assert "TF docs:" in text and "https://www.tensorflow.org/" in text
     assert "stage 3: shuffle(buffer_size=10)" in page and "<b>Fix:</b>" in page and "<a href=" in page
-    assert isinstance(report, list) and len(report) == 2
+    assert isinstance(report, list) and len(report) == 1 and len(report.notes) == 1
     assert repr(report) == text
+
+
+def test_the_report_groups_findings_by_kind():
+    report = doctor.check(range_ds(1000).repeat(2).shuffle(10).map(lambda x: tf.cast(x, tf.float32) + 1.0).batch(8))
+    assert [f.kind for f in report] == ["wrong", "wrong", "slow"] and report.notes[0].kind == "note"
+    assert report.kinds == {"wrong": report[:2], "slow": report[2:], "note": report.notes}
+    text = str(report)
+    assert "3 problems (wrong results: 2, slow: 1), and 1 note." in text
+    assert text.index("Wrong results:") < text.index("Slow:") < text.index("Notes:")
+    assert "Note: " in text and "Tip: " in text and not report.healthy
+    page = report._repr_html_()
+    assert page.index("<b>Wrong results</b>") < page.index("<b>Slow</b>") < page.index("<b>Notes</b>")
+    healthy = doctor.check(range_ds().shuffle(100).batch(10))  # its only finding is a note
+    assert healthy.healthy and len(healthy) == 0 and healthy.rules == [] and healthy.note_rules
+    assert "No problems found. (1 note below.)" in str(healthy) and "No problems found." in healthy._repr_html_()
+
+
+def test_every_rule_is_declared_once_with_its_kind_and_citation():
+    from tutor.doctor.registry import DECLARED, KINDS, rule
+    from tutor.doctor.rules import RULES
+
+    assert RULES is doctor.RULES and doctor.Rule is type(RULES["shuffle-after-batch"])
+    assert len(DECLARED) == len({r.id for r in DECLARED}) == len(RULES)
+    order = [list(KINDS).index(r.kind) for r in RULES.values()]
+    assert order == sorted(order)  # report order: wrong, then slow, then notes
+    for rule_id, r in {**RULES, **doctor.MEASURED_RULES}.items():
+        assert r.id == rule_id and r.kind in KINDS and set(r.kinds) <= set(KINDS) and r.kinds[0] == r.kind
+        assert r.summary.endswith(".") and r.why and r.fix and r.quote and callable(r.check)
+        assert r.doc.startswith("https://www.tensorflow.org/") and doctor.DOCS[rule_id] == (r.doc, r.quote)
+    assert RULES["no-prefetch-at-end"].kinds == ("note", "slow")
+    assert RULES["repeat-before-shuffle"].kinds == ("wrong", "note")
+    with pytest.raises(ValueError, match="declared twice"):
+        rule("shuffle-after-batch", kind="wrong", summary="x.", why="x", fix="x", doc="x", quote="x")(len)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        rule("new-rule", kind="bad", summary="x.", why="x", fix="x", doc="x", quote="x")(len)
+    assert "new-rule" not in [r.id for r in DECLARED]
+
+
+@pytest.mark.parametrize("rule_id", list(doctor.RULES))
+def test_each_rules_declared_example_triggers_it_and_its_fixed_version_does_not(rule_id):
+    declared = doctor.RULES[rule_id]
+    if not declared.example:  # these need a tf.data service or 512 MB: tested in test_doctor_rules_speed.py
+        assert rule_id in ("python-before-service", "large-in-memory-source")
+        return
+    namespace = {"tf": tf, "np": np}
+
+    def found(code):
+        report = doctor.check(eval(code, namespace))
+        return {f.rule: f.kind for f in [*report, *report.notes]}
+
+    assert found(declared.example).get(rule_id) in declared.kinds, declared.example
+    assert rule_id not in found(declared.fixed), declared.fixed
 
 
 def test_bad_input():

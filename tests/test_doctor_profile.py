@@ -36,9 +36,23 @@ def test_simulated_consumer_bound_run_says_the_input_is_not_the_bottleneck():
     tl = T.simulate([("decode", 0.001)], step_time=0.05, steps=20, prefetch=1)
     ds = T.Pipeline(tf.data.Dataset.range(40)).map(lambda x: x + 1, name="decode").prefetch(1).build()
     report = doctor.check(ds, profile=tl)
-    assert report.rules == ["input-keeps-up"]
-    assert "not your bottleneck" in report[0].message and report[0].stage is report.stages[-1]
-    assert doctor.check(ds, profile=tl, ignore=["input-keeps-up"]).rules == []
+    assert report.rules == [] and report.note_rules == ["input-keeps-up"] and report.healthy
+    note = report.notes[0]
+    assert note.kind == "note" and note.category == "measured"
+    assert "not your bottleneck" in note.message and note.stage is report.stages[-1]
+    assert doctor.check(ds, profile=tl, ignore=["input-keeps-up"]).note_rules == []
+
+
+def test_speed_findings_are_notes_when_the_input_keeps_up():
+    """Slow means slow on this pipeline: with a profile where the consumer rarely waits, nothing is slow."""
+    tl = T.simulate([("decode", 0.001)], step_time=0.05, steps=20, prefetch=1)
+    ds = tf.data.Dataset.range(40).map(lambda x: tf.cast(x, tf.float32) * 2.0).batch(4).prefetch(1)
+    assert doctor.check(ds).rules == ["vectorizable-map-before-batch"]
+    report = doctor.check(ds, profile=tl)
+    assert report.rules == [] and report.note_rules == ["vectorizable-map-before-batch", "input-keeps-up"]
+    # wrong results stay wrong whatever the profile says
+    wrong = tf.data.Dataset.range(40).batch(4).shuffle(10).prefetch(1)
+    assert doctor.check(wrong, profile=tl).rules == ["shuffle-after-batch"]
 
 
 def test_recorded_map_bound_run_is_matched_to_the_static_map():
@@ -55,7 +69,7 @@ def test_recorded_map_bound_run_is_matched_to_the_static_map():
 def test_recorded_consumer_bound_run():
     pipe = T.Pipeline(tf.data.Dataset.range(40)).map(lambda x: x + 1, name="add").prefetch(2)
     tl = T.record(pipe, steps=10, step_time=0.3)
-    assert doctor.check(pipe.build(), profile=tl).rules == ["input-keeps-up"]
+    assert doctor.check(pipe.build(), profile=tl).note_rules == ["input-keeps-up"]
 
 
 def _timeline(stages, busy, wait, *, buffers=(), step=0.01):
@@ -85,7 +99,7 @@ def test_a_buffer_stage_is_never_named_as_the_slowest():
     assert "ParallelMapV2" in finding.message and "Prefetch" not in finding.message
     # a consumer that keeps the input waiting for nothing: the busiest stage named is still not the buffer
     slow = _timeline(names, [0.0001, 0.01, 0.02], wait=0.0, buffers=["Prefetch"], step=0.3)
-    finding = next(f for f in doctor.check(ds, profile=slow) if f.category == "measured")
+    finding = next(f for f in doctor.check(ds, profile=slow).notes if f.category == "measured")
     assert finding.rule == "input-keeps-up"
     assert "ParallelMapV2 holds the most (99%)" in finding.message and "Prefetch" not in finding.message
 
@@ -137,4 +151,5 @@ def test_a_real_profile_of_a_slow_parallel_map():
 def test_a_real_profile_of_a_slow_consumer():
     ds = tf.data.Dataset.range(40).batch(2).map(lambda x: x + 1).prefetch(2)
     tl = T.profile(ds, steps=10, step_time=0.3)  # 10% of the run is 270 ms of waiting: far above any stall
-    assert doctor.check(ds, profile=tl).rules == ["input-keeps-up"], (tl.stages, tl.bottleneck)
+    report = doctor.check(ds, profile=tl)
+    assert report.rules == [] and report.note_rules == ["input-keeps-up"], (tl.stages, tl.bottleneck)

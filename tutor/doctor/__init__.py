@@ -1,60 +1,43 @@
-"""The pipeline doctor: finds the tf.data mistakes the lessons warn about.
+"""The pipeline doctor: finds the tf.data mistakes the lessons warn about, and says how much each matters.
 
 >>> import tutor
 >>> report = tutor.doctor.check(tf.data.Dataset.range(100).batch(10).shuffle(10))
->>> report.rules
-['shuffle-after-batch', 'no-prefetch-at-end']
+>>> report.rules, report.note_rules
+(['shuffle-after-batch'], ['no-prefetch-at-end'])
 
 ``check`` reads the pipeline's structure from the dataset itself (its op graph,
 via ``tf.raw_ops.DatasetToGraphV2``, or its Python objects when the graph
 would copy too much data; see :mod:`tutor.doctor.graph`); it never iterates
 the dataset, so endless pipelines are fine, and an op it does not know is read
 as a stage of its own kind. Stages that a library utility built
-(``image_dataset_from_directory``, ``rejection_resample``) are never blamed for
-their own code. Every finding names the stage, says why it matters, gives the
-fix and quotes the TensorFlow documentation it rests on. The rules:
+(``image_dataset_from_directory``, ``make_csv_dataset``, ``rejection_resample``)
+are never blamed for their own code. Every finding names the stage, says why
+it matters, gives the fix, quotes the TensorFlow documentation it rests on,
+and has a kind:
 
-Order and randomness (correctness):
+* ``"wrong"``: wrong results (frozen augmentation, leakage between train and
+  test, epochs mixed, the same "random" value for every element);
+* ``"slow"``: right data, slower than it needs to be (with a profile, only
+  where the consumer waits for its input);
+* ``"note"``: worth knowing, nothing wrong (a file cache persists across runs,
+  TensorFlow already adds the prefetch).
 
-* ``shuffle-after-batch``: a shuffle fed by batches, unless the examples were
-  shuffled before the batch and no ``cache`` froze those batches, or a map took
-  the batches apart (``batch(seq_len + 1).map(split_input_target)``).
-* ``small-shuffle-buffer``: a buffer under 10% of the size that reaches it
-  (looking through ``repeat``), or under 1000 elements when the size is unknown.
-* ``repeat-before-shuffle``: a shuffle fed by ``repeat()`` or ``repeat(n > 1)``.
-* ``shuffle-before-cache``: a cache stores a reshuffling shuffle's first order
-  (or the batches made from it) and nothing shuffles after it.
-* ``random-map-before-cache``: a cache fed by a map that draws random numbers.
-* ``cache-after-infinite-repeat``: a cache whose input never ends.
-* ``cache-to-file``: ``cache(filename)`` outlives the run and goes stale (said once).
-* ``split-after-reshuffle``: ``take``/``skip`` after a shuffle that reshuffles
-  each iteration, with no ``repeat`` between them.
-* ``python-random-in-map``: Python's ``random`` or ``np.random`` in a map
-  function (it ran once, at trace time).
-* ``python-before-service``: py_function/numpy_function/from_generator in the
-  pipeline sent to the tf.data service with ``ds.apply(distribute(...))``.
+The report lists the problems (wrong, then slow) and then the notes. Notes
+never count as problems: ``len(report) == 0`` and ``report.healthy`` hold for
+a pipeline with notes only.
 
-Speed (performance):
+Each rule is declared once, next to its check function, with
+:func:`tutor.doctor.registry.rule`: :data:`RULES` (``rule id -> Rule``, in
+report order) and :data:`DOCS` are built from those declarations. For every
+rule, ``RULES[rule_id].summary`` says what it finds::
 
-* ``vectorizable-map-before-batch``: a map, later batched (no cache between),
-  whose work on the element is only element-wise maths and batch-friendly image
-  ops; decoding, resizing, slicing the element, control flow and Python never count.
-* ``map-not-parallel``: a map that decodes, resizes, parses, tokenises or runs
-  Python, with no ``num_parallel_calls``, that TensorFlow will not parallelize
-  on its own (its function is stateful, or the options turn that off).
-* ``sequential-file-reading``: ``flat_map(TFRecordDataset)``, ``interleave``
-  without ``num_parallel_calls`` or ``TFRecordDataset(files)`` without
-  ``num_parallel_reads``, on more than one file.
-* ``generator-source``: ``from_generator`` that yields the data itself
-  (a generator of scalar indices or file names, the index trick, is fine).
-* ``large-in-memory-source``: 512 MB or more of arrays embedded by ``from_tensor_slices``.
-* ``deprecated-experimental``: ``tf.data.experimental`` calls that build their
-  own ops and have core replacements (``parallel_interleave``, ``map_and_batch``,
-  ``shuffle_and_repeat``).
-* ``no-prefetch-at-end``: the last stage (looking through ``take`` and options) is not a prefetch.
+    for r in tutor.doctor.RULES.values():
+        print(f"{r.id} ({r.kind}): {r.summary}")
 
-With ``profile=`` (a :class:`tutor.timeline.Timeline`), measured findings
-``input-bound`` or ``input-keeps-up`` are added; see :mod:`tutor.doctor.measured`.
+With ``profile=`` (a :class:`tutor.timeline.Timeline`), a measured finding
+``input-bound`` (slow) or ``input-keeps-up`` (note) is added; when the input
+keeps up, the static speed findings become notes for that run (see
+:mod:`tutor.doctor.measured` and :data:`MEASURED_RULES`).
 """
 from __future__ import annotations
 
@@ -64,27 +47,33 @@ import tensorflow as tf
 
 from .._validate import require_dataset
 from .functions import PY_FUNCTION_OPS, STATEFUL_RANDOM_OPS
-from .graph import GRAPH_BYTES_LIMIT, Stage, Stages, read_pipeline
+from .graph import GRAPH_BYTES_LIMIT, read_pipeline
 from .measured import MEASURED_RULES, match_stage, measured_findings, require_timeline
+from .registry import KINDS, Rule
 from .report import NO_PROBLEMS, Finding, Report
-from .rules import DOCS, RULES, SMALL_BUFFER_FRACTION, VECTORIZABLE_OPS, run
+from .rules import DOCS as _RULE_DOCS
+from .rules import RULES, SMALL_BUFFER_FRACTION, VECTORIZABLE_OPS, complete, run
+from .stage import Stage, Stages
+
+#: rule id -> (documentation page, the sentence quoted from it), for every rule and measured finding.
+DOCS: dict[str, tuple[str, str]] = {**_RULE_DOCS, **{r.id: (r.doc, r.quote) for r in MEASURED_RULES.values()}}
 
 __all__ = [
-    "DOCS", "Finding", "GRAPH_BYTES_LIMIT", "MEASURED_RULES", "NO_PROBLEMS", "PY_FUNCTION_OPS", "Report", "RULES",
-    "SMALL_BUFFER_FRACTION", "STATEFUL_RANDOM_OPS", "Stage", "Stages", "VECTORIZABLE_OPS", "check", "match_stage",
-    "read_pipeline",
+    "DOCS", "Finding", "GRAPH_BYTES_LIMIT", "KINDS", "MEASURED_RULES", "NO_PROBLEMS", "PY_FUNCTION_OPS", "Report",
+    "RULES", "Rule", "SMALL_BUFFER_FRACTION", "STATEFUL_RANDOM_OPS", "Stage", "Stages", "VECTORIZABLE_OPS", "check",
+    "match_stage", "read_pipeline",
 ]
 
 
 def check(dataset: tf.data.Dataset, *, ignore: Iterable[str] = (), profile: Any = None) -> Report:
-    """Read ``dataset``'s stages and report the mistakes found, with fixes.
+    """Read ``dataset``'s stages and report what it finds, with fixes, grouped by kind.
 
     Parameters
     ----------
     dataset : tf.data.Dataset
         The pipeline to examine. It is never iterated.
     ignore : iterable of str
-        Rule ids to skip, e.g. ``("no-prefetch-at-end",)``; see ``RULES`` and ``MEASURED_RULES``.
+        Rule ids to skip, e.g. ``("cache-to-file",)``; see ``RULES`` and ``MEASURED_RULES``.
     profile : tutor.timeline.Timeline, optional
         A timeline of a run of this pipeline (``tutor.profile(ds, steps=20)``,
         ``tutor.timeline.record`` or ``simulate``): adds a measured finding that
@@ -93,8 +82,8 @@ def check(dataset: tf.data.Dataset, *, ignore: Iterable[str] = (), profile: Any 
     Returns
     -------
     Report
-        A list of :class:`Finding` (empty when nothing is wrong) that prints as
-        a readable report and renders as one in Jupyter.
+        The problems found (empty when there are none), its ``notes``, and the
+        stages; it prints as a readable report and renders as one in Jupyter.
 
     Examples
     --------
@@ -116,8 +105,10 @@ def check(dataset: tf.data.Dataset, *, ignore: Iterable[str] = (), profile: Any 
     stages = read_pipeline(dataset)
     findings = run(stages, ignore)
     if profile is not None:
-        for f in measured_findings(stages, profile, findings):
-            if f.rule not in ignore:
-                f.doc, f.quote = f.doc or DOCS[f.rule][0], f.quote or DOCS[f.rule][1]
-                findings.append(f)
+        measured = [complete(f, MEASURED_RULES[f.rule]) for f in measured_findings(stages, profile, findings)]
+        if any(f.rule == "input-keeps-up" for f in measured):
+            for f in findings:
+                if f.kind == "slow":  # the consumer does not wait for its input: not slow on this run
+                    f.kind = "note"
+        findings.extend(f for f in measured if f.rule not in ignore)
     return Report(findings, stages)

@@ -126,10 +126,12 @@ def _slice_axes(n, by_name: dict) -> set | None:
         if begin is None or end is None:
             return None
         bit = lambda mask, i: bool(n.attr[mask].i >> i & 1)  # noqa: E731
-        if any(bit("ellipsis_mask", i) for i in range(len(begin))):
-            return None
+        ellipsis = next((i for i in range(len(begin)) if bit("ellipsis_mask", i)), None)
         cut, axis = set(), 0
         for i in range(len(begin)):
+            if i == ellipsis:
+                axis = -len(begin)  # the entries after ``...`` index the last axes (counted as negative)
+                continue
             if bit("new_axis_mask", i):
                 continue
             full = ((bit("begin_mask", i) or begin[i] == 0) and bit("end_mask", i)
@@ -171,8 +173,12 @@ def _argument_cuts(fdef) -> list[set | None]:
 
 
 def splits_first_axis(fdef) -> bool:
-    """Whether the function slices, splits or unstacks one of its arguments along the first axis."""
-    return any(c is None or 0 in c for c in _argument_cuts(fdef))
+    """Whether the function slices, splits or unstacks one of its arguments along the first axis.
+
+    Only cuts with constant bounds count: a cut computed from shapes (``tf.signal.frame`` inside ``stft``)
+    works along whatever axis the shapes say, usually the last.
+    """
+    return any(c is not None and 0 in c for c in _argument_cuts(fdef))
 
 
 def slices_element(fdef) -> bool:

@@ -7,8 +7,9 @@ its dataset inputs, read the constant arguments (``buffer_size``, ``count``,
 ``batch_size``, ...) from the ``Const`` nodes that feed each op, and look
 inside each stage's function (nested functions included). The Python dataset
 objects are walked in step to learn each stage's cardinality, who wrote its
-function (see :mod:`tutor.doctor.objects`) and to hand each :class:`Stage` its
-dataset object. This module and :mod:`tutor.doctor.objects` are the only
+function (see :mod:`tutor.doctor.objects`, which also holds the accessors of
+the Python objects) and to hand each :class:`Stage` (:mod:`tutor.doctor.stage`)
+its dataset object. This module and :mod:`tutor.doctor.objects` are the only
 places in ``tutor`` that read TensorFlow's private pipeline structure.
 
 **Cost.** Serializing copies the data that ``from_tensor_slices`` and
@@ -20,15 +21,16 @@ the same way. Every walk here is iterative, so a pipeline of any length is read.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import tensorflow as tf
 
-from .functions import PY_FUNCTION_OPS, STATEFUL_RANDOM_OPS, is_dataset_node, node_name, read_function  # noqa: F401
+from . import objects
+from .functions import is_dataset_node, node_name, read_function
 from .kinds import op_kind
-from .labels import AUTOTUNE, label  # noqa: F401
+from .objects import behind_service, cardinality, python_inputs
 from .params import read_params
+from .stage import Stage, Stages
 
 #: Policy 1 = ignore external state (py_function, resources): we only read the graph.
 _IGNORE_EXTERNAL_STATE = 1
@@ -37,80 +39,12 @@ GRAPH_BYTES_LIMIT = 64 * 2**20
 _FUNCTION_ATTRS = ("f", "predicate", "next_func", "scan_func", "key_func", "reduce_func", "init_func", "finalize_func")
 
 
-@dataclass
-class Stage:
-    """One transformation of a pipeline, read from its op graph.
-
-    ``number`` counts from 1 at the source; ``label`` reads like the Python call
-    (``shuffle(buffer_size=10)``); ``params`` holds the constant arguments
-    (None where the value is not a constant); ``fn_ops`` the op types inside the
-    stage's function and ``data_ops`` those that touch the element's values;
-    ``cardinality`` the number of elements the stage emits (-1 infinite, -2
-    unknown, None when it could not be read); ``dataset`` the Python
-    ``tf.data.Dataset`` object of the stage, where it could be paired with the
-    graph (None otherwise); ``library`` the package that wrote the stage
-    (``"keras"``, ``"tensorflow"``) when it was built inside a library utility
-    such as ``image_dataset_from_directory`` or ``rejection_resample``, None
-    when the user wrote it; ``data_bytes`` the bytes of in-memory data the stage
-    embeds (``from_tensor_slices`` arrays, captured tensors).
-    """
-
-    op: str
-    kind: str
-    params: dict = field(default_factory=dict)
-    inputs: list = field(default_factory=list)
-    consumers: list = field(default_factory=list)
-    fn_name: str | None = None
-    fn_ops: frozenset = frozenset()
-    data_ops: frozenset = frozenset()
-    splits_first_axis: bool = False
-    slices_element: bool = False
-    random_fn: bool = False
-    element_seeded: bool = False
-    cardinality: int | None = None
-    number: int = 0
-    library: str | None = None
-    data_bytes: int = 0
-    dataset: Any = field(default=None, repr=False, compare=False)
-
-    @property
-    def label(self) -> str:
-        return label(self)
-
-    @property
-    def where(self) -> str:
-        """``'stage 3: shuffle(buffer_size=10)'``."""
-        return f"stage {self.number}: {self.label}"
-
-    @property
-    def input_cardinality(self) -> int | None:
-        return self.inputs[0].cardinality if self.inputs else None
-
-    def __repr__(self) -> str:
-        return f"Stage({self.where})"
-
-
-class Stages(list):
-    """The stages from source (first) to output (last); ``read_from`` says how they were read.
-
-    ``read_from`` is ``"graph"`` (the serialized op graph) or ``"objects"`` (the
-    Python dataset objects, for large in-memory data or a graph TensorFlow could
-    not serialize); ``note`` says why, or is None.
-    """
-
-    def __init__(self, stages=(), *, read_from: str = "graph", note: str | None = None):
-        super().__init__(stages)
-        self.read_from, self.note = read_from, note
-
-
 def read_pipeline(dataset: tf.data.Dataset) -> Stages:
     """The stages of ``dataset`` from source (stage 1) to the final one (last).
 
     >>> [s.label for s in read_pipeline(tf.data.Dataset.range(8).batch(4))]
     ['range(8)', 'batch(batch_size=4)']
     """
-    from . import objects
-
     held = objects.in_memory_bytes(dataset)
     if held > GRAPH_BYTES_LIMIT:
         note = (f"The pipeline holds {held / 2**20:.0f} MB of in-memory data, so the doctor read its Python "
@@ -125,33 +59,6 @@ def read_pipeline(dataset: tf.data.Dataset) -> Stages:
         return objects.read_objects(dataset, note)
     objects.mark_library_stages(stages)
     return stages
-
-
-def python_inputs(pyds: Any) -> list | None:
-    """The input datasets of a Python dataset object (None when it cannot say)."""
-    if pyds is None:
-        return None
-    try:
-        return list(pyds._inputs())
-    except Exception:  # an unusual dataset class
-        return None
-
-
-def behind_service(pyds: Any) -> Any:
-    """The dataset that ``ds.apply(tf.data.experimental.service.distribute(...))`` sent to the service."""
-    inputs = getattr(pyds, "_input_datasets", None) or []
-    own = python_inputs(pyds) or []
-    extra = [d for d in inputs if isinstance(d, tf.data.Dataset) and all(d is not o for o in own)]
-    return extra[0] if extra else None
-
-
-def cardinality(pyds: Any) -> int | None:
-    if pyds is None:
-        return None
-    try:
-        return int(pyds.cardinality())
-    except Exception:
-        return None
 
 
 def _serialize(dataset: tf.data.Dataset):

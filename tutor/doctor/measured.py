@@ -31,12 +31,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .graph import Stage
+from .stage import Stage
 from .kinds import iterator_kind
+from .registry import ANALYSIS, Rule, in_report_order
 from .report import Finding
-
-#: Rule ids of the measured findings (they can be passed to ``ignore`` too).
-MEASURED_RULES = ("input-bound", "input-keeps-up")
 _ROW_KINDS = ("map", "interleave", "flat_map", "batch", "map_and_batch")
 
 
@@ -122,9 +120,9 @@ def measured_findings(stages: list[Stage], tl, static: list[Finding]) -> list[Fi
             "input-keeps-up", end,
             f"In the measured run the consumer waited {wait:.0%} of the time (after its first step): the input "
             f"pipeline keeps up, so it is not your bottleneck.{busiest}",
-            "Speed up the training step instead (the model, the batch size, the device). The other findings "
-            "matter once the consumer gets faster than the input.",
-            category="measured")]
+            "Speed up the training step instead (the model, the batch size, the device). The doctor's other speed "
+            "findings are notes for this run: they matter once the consumer gets faster than the input.",
+            kind="note", measured=True)]
     stage = match_stage(bottleneck, stages, tl)
     share = own.get(bottleneck, 0.0) / total_own if total_own > 0 else 0.0
     where = f" ({stage.where})" if stage is not None else ""
@@ -135,4 +133,19 @@ def measured_findings(stages: list[Stage], tl, static: list[Finding]) -> list[Fi
         f"In the measured run {bottleneck}{where} holds {share:.0%} of the pipeline's own time and the consumer "
         f"waits {wait:.0%} of the time (after its first step): the input is the bottleneck, and that stage is "
         "where the time goes.",
-        _advice(stage) + also, category="measured")]
+        _advice(stage) + also, kind="slow", measured=True)]
+
+
+#: rule id -> :class:`Rule` of the measured findings (they can be passed to ``ignore`` too).
+MEASURED_RULES: dict[str, Rule] = in_report_order([
+    Rule("input-bound", "slow", summary="With a profile: the consumer waits for its input, and the bottleneck is a "
+         "pipeline stage (named, with its share of the time and the fix that fits it).",
+         why="Only the bottleneck's speed decides how fast the training gets its data.",
+         fix="Make that stage parallel or cheaper, or cache what is the same every epoch.",
+         doc=ANALYSIS, quote="If the calls return slowly, tf.data is unable to keep up with the consumer's requests.",
+         check=measured_findings, measured=True),
+    Rule("input-keeps-up", "note", summary="With a profile: the consumer rarely waits, so the input is not the "
+         "bottleneck; the static speed findings then count as notes.",
+         why="A faster pipeline would not shorten this run.", fix="Speed up the training step instead.",
+         doc=ANALYSIS, quote="The input pipeline is not your bottleneck", check=measured_findings, measured=True),
+])

@@ -9,6 +9,9 @@
 * :func:`mark_library_stages` sets ``Stage.library``: from the stage's own
   functions, and for a stage without a function from its consumers (a stage
   read only by library stages was built by that library too).
+* :func:`python_inputs`, :func:`behind_service` and :func:`cardinality` read a
+  Python dataset object's inputs, the pipeline it sent to the tf.data service,
+  and its number of elements.
 * :func:`in_memory_bytes` adds up the arrays the pipeline holds in memory
   without copying them; :func:`read_objects` reads the stages from the Python
   dataset objects when serializing the graph would copy too much or fails.
@@ -19,8 +22,11 @@ import functools
 import re
 from typing import Any
 
+import tensorflow as tf
+
 from .functions import read_function
 from .kinds import class_kind
+from .stage import Stage, Stages
 
 #: Top-level packages whose private helpers build stages the user did not write.
 LIBRARY_PACKAGES = frozenset({
@@ -84,9 +90,34 @@ def mark_library_stages(stages: list) -> None:
             stage.library = stage.consumers[0].library
 
 
-def _inputs_of(pyds: Any) -> list:
-    from .graph import behind_service, python_inputs
+def python_inputs(pyds: Any) -> list | None:
+    """The input datasets of a Python dataset object (None when it cannot say)."""
+    if pyds is None:
+        return None
+    try:
+        return list(_unwrapped(pyds)._inputs())
+    except Exception:  # an unusual dataset class
+        return None
 
+
+def behind_service(pyds: Any) -> Any:
+    """The dataset that ``ds.apply(tf.data.experimental.service.distribute(...))`` sent to the service."""
+    inputs = getattr(pyds, "_input_datasets", None) or []
+    own = python_inputs(pyds) or []
+    extra = [d for d in inputs if isinstance(d, tf.data.Dataset) and all(d is not o for o in own)]
+    return extra[0] if extra else None
+
+
+def cardinality(pyds: Any) -> int | None:
+    if pyds is None:
+        return None
+    try:
+        return int(pyds.cardinality())
+    except Exception:
+        return None
+
+
+def _inputs_of(pyds: Any) -> list:
     inputs = python_inputs(pyds) or []
     service = behind_service(pyds)
     return inputs + ([service] if service is not None else [])
@@ -145,8 +176,6 @@ def _value(v: Any) -> Any:
 
 def read_objects(dataset: Any, note: str | None = None):
     """The stages, read from the Python dataset objects (no serialization, so no copy of the data)."""
-    from .graph import Stage, Stages, cardinality
-
     order: list = []
     built: dict[int, Any] = {}
     stack = [(dataset, False)]

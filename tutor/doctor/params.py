@@ -17,7 +17,7 @@ from .kinds import op_kind
 #: The arguments the rules and labels use.
 PARAM_NAMES = frozenset({
     "start", "stop", "step", "buffer_size", "batch_size", "drop_remainder", "count", "filename",
-    "num_parallel_calls", "cycle_length", "block_length", "num_shards", "index", "seed", "seed2",
+    "num_parallel_calls", "cycle_length", "block_length", "num_shards", "index", "seed", "seed2", "address",
 })
 _SIZES = {1: 4, 2: 8, 3: 4, 4: 1, 5: 2, 6: 1, 9: 8, 10: 1, 14: 2, 17: 2, 19: 2, 22: 4, 23: 8}  # DataType -> bytes
 

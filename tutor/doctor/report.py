@@ -5,14 +5,16 @@ import textwrap
 from dataclasses import dataclass
 
 from .. import render
+from .registry import KINDS
 
-_COLOURS = {"correctness": render.ORANGE, "performance": render.BLUE, "measured": render.GREY}
+_COLOURS = {"wrong": render.ORANGE, "slow": render.BLUE, "note": render.GREY}
+_CATEGORY = {"wrong": "correctness", "slow": "performance", "note": "note"}
 NO_PROBLEMS = "No problems found."
 
 
 @dataclass
 class Finding:
-    """One mistake the doctor found.
+    """One thing the doctor found.
 
     Attributes
     ----------
@@ -21,53 +23,75 @@ class Finding:
     stage : Stage
         The stage the finding is about (``stage.number``, ``stage.label``).
     message : str
-        What is wrong, in a plain sentence.
+        What it found, in a plain sentence.
     fix : str
-        How to fix it.
-    category : str
-        ``"correctness"`` (the data the model sees is not what you meant),
-        ``"performance"`` (right data, slower than it needs to be) or
-        ``"measured"`` (what a profile of a real run showed).
+        How to fix it (for a note: what to keep in mind).
+    kind : str
+        ``"wrong"`` (wrong results: the data the model sees is not what you
+        meant), ``"slow"`` (right data, slower than it needs to be) or
+        ``"note"`` (worth knowing, nothing wrong). Empty until the rule's
+        declaration fills it in (``tutor.doctor.RULES[rule].kind``).
     doc : str
         The TensorFlow documentation page the finding rests on.
     quote : str
         The sentence (or phrase) of that page that says so.
+    measured : bool
+        True when a profile of a real run showed it (``check(ds, profile=...)``).
     """
 
     rule: str
     stage: object
     message: str
     fix: str
-    category: str = "correctness"
+    kind: str = ""
     doc: str = ""
     quote: str = ""
+    measured: bool = False
 
     @property
     def where(self) -> str:
         return self.stage.where
 
+    @property
+    def category(self) -> str:
+        """``"measured"`` for a profile's finding, else ``"correctness"``, ``"performance"`` or ``"note"``."""
+        return "measured" if self.measured else _CATEGORY.get(self.kind, self.kind)
+
     def __str__(self) -> str:
         wrap = lambda text, head: textwrap.fill(text, 92, initial_indent=head, subsequent_indent="    ")  # noqa: E731
-        lines = [f"[{self.rule}] {self.where}", wrap(self.message, "  Problem: "), wrap(self.fix, "  Fix: ")]
+        what = "Note" if self.kind == "note" else "Problem"
+        lines = [f"[{self.rule}] {self.where}", wrap(self.message, f"  {what}: "),
+                 wrap(self.fix, "  Fix: " if self.kind != "note" else "  Tip: ")]
         if self.doc:
             lines.append(wrap(f'"{self.quote}" ({self.doc})', "  TF docs: "))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"Finding({self.rule!r}, {self.where!r})"
+        return f"Finding({self.rule!r}, {self.where!r}, kind={self.kind!r})"
+
+
+def _group(findings) -> list:
+    """Wrong results first, then slow, then notes; by stage within each kind."""
+    order = list(KINDS)
+    return sorted(findings, key=lambda f: (order.index(f.kind) if f.kind in order else 0, f.stage.number))
 
 
 class Report(list):
-    """The doctor's answer: a list of :class:`Finding`, plus the stages it read.
+    """The doctor's answer: a list of the problems found (:class:`Finding`), its notes, and the stages it read.
 
-    ``len(report) == 0`` means no problems were found. ``report.rules`` lists the
-    rule ids that fired, each once, in the order of their first finding (the
-    report itself keeps every finding). ``report.note`` says how the pipeline
-    was read when it was not from its graph (see ``tutor.doctor.read_pipeline``).
+    The list holds the problems, kind ``"wrong"`` first, then ``"slow"``: ``len(report) == 0``
+    means no problems were found. Notes never count as problems: they are in
+    ``report.notes``, so a pipeline with notes only reads as healthy
+    (``report.healthy``). ``report.rules`` lists the rule ids of the problems,
+    each once, in report order; ``report.note_rules`` those of the notes.
+    ``report.kinds`` maps each kind to its findings. ``report.note`` says how the pipeline was
+    read when it was not from its graph (see ``tutor.doctor.read_pipeline``).
     """
 
     def __init__(self, findings=(), stages=()):
-        super().__init__(findings)
+        findings = _group(findings)
+        super().__init__(f for f in findings if f.kind != "note")
+        self.notes = [f for f in findings if f.kind == "note"]
         self.stages = list(stages)
         self.note = getattr(stages, "note", None)
 
@@ -75,17 +99,39 @@ class Report(list):
     def rules(self) -> list[str]:
         return list(dict.fromkeys(f.rule for f in self))
 
+    @property
+    def note_rules(self) -> list[str]:
+        return list(dict.fromkeys(f.rule for f in self.notes))
+
+    @property
+    def healthy(self) -> bool:
+        """No finding of kind wrong or slow (notes are fine)."""
+        return len(self) == 0
+
+    @property
+    def kinds(self) -> dict:
+        """``kind -> [Finding, ...]`` for every kind, in report order (``"wrong"``, ``"slow"``, ``"note"``)."""
+        every = [*self, *self.notes]
+        return {k: [f for f in every if f.kind == k] for k in KINDS}
+
     def _pipeline_lines(self) -> list[str]:
         return [f"  {s.number}. {s.label}" for s in self.stages]
 
+    def _headline(self) -> str:
+        if not self:
+            return NO_PROBLEMS + (f" ({len(self.notes)} note{'s' if len(self.notes) != 1 else ''} below.)"
+                                  if self.notes else "")
+        counts = [f"{KINDS[k].lower()}: {len(v)}" for k, v in self.kinds.items() if v and k != "note"]
+        return f"{len(self)} problem{'s' if len(self) != 1 else ''} ({', '.join(counts)})" + (
+            f", and {len(self.notes)} note{'s' if len(self.notes) != 1 else ''}." if self.notes else ".")
+
     def __str__(self) -> str:
         head = f"Pipeline doctor: {len(self.stages)} stages read."
-        lines = [head, *self._pipeline_lines(), *([self.note] if self.note else []), ""]
-        if not self:
-            lines.append(NO_PROBLEMS)
-        else:
-            lines.append(f"{len(self)} finding{'s' if len(self) != 1 else ''}:")
-            lines.extend(str(f) for f in self)
+        lines = [head, *self._pipeline_lines(), *([self.note] if self.note else []), "", self._headline()]
+        for kind, found in self.kinds.items():
+            if found:
+                lines.append(f"\n{KINDS[kind]}:")
+                lines.extend(str(f) for f in found)
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -99,14 +145,19 @@ class Report(list):
         ]
         if self.note:
             parts.append(f"<p><small>{render.escape(self.note)}</small></p>")
-        if not self:
-            parts.append(render.box(NO_PROBLEMS, colour=render.GREEN))
-        for f in self:
-            body = (f"<small>[{render.escape(f.rule)}, {render.escape(f.category)}]</small><br>"
-                    f"<b>Problem:</b> {render.escape(f.message)}<br><b>Fix:</b> {render.escape(f.fix)}")
-            if f.doc:
-                body += (f"<br><small>TF docs: &ldquo;{render.escape(f.quote)}&rdquo; "
-                         f"<a href='{render.escape(f.doc)}' target='_blank'>{render.escape(f.doc)}</a></small>")
-            parts.append(render.box(f.where, body_html=body, colour=_COLOURS.get(f.category, render.GREY)))
+        parts.append(render.box(self._headline(), colour=render.GREEN) if not self else
+                     f"<p><b>{render.escape(self._headline())}</b></p>")
+        for kind, found in self.kinds.items():
+            if found:
+                parts.append(f"<p style='margin:6px 0 2px 0'><b>{render.escape(KINDS[kind])}</b></p>")
+            for f in found:
+                label = "Note" if f.kind == "note" else "Problem"
+                body = (f"<small>[{render.escape(f.rule)}, {render.escape(KINDS.get(f.kind, f.kind).lower())}]"
+                        f"</small><br><b>{label}:</b> {render.escape(f.message)}<br>"
+                        f"<b>{'Tip' if f.kind == 'note' else 'Fix'}:</b> {render.escape(f.fix)}")
+                if f.doc:
+                    body += (f"<br><small>TF docs: &ldquo;{render.escape(f.quote)}&rdquo; "
+                             f"<a href='{render.escape(f.doc)}' target='_blank'>{render.escape(f.doc)}</a></small>")
+                parts.append(render.box(f.where, body_html=body, colour=_COLOURS.get(f.kind, render.GREY)))
         parts.append("</div>")
         return "".join(parts)

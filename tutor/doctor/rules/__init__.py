@@ -1,58 +1,50 @@
-"""The doctor's rules: each looks at the stages and returns findings.
+"""The doctor's rules: each is declared once, with :func:`tutor.doctor.registry.rule` on its check function.
 
 Every rule is deliberately conservative: it speaks only when the graph shows
 the mistake, so the lessons' good pipelines come back clean. Rules about a
 stage's own code skip the stages a library utility built (``Stage.library``):
-a finding the user cannot act on is noise. Each finding cites the TensorFlow
-documentation sentence it rests on (:data:`DOCS`).
+a finding the user cannot act on is noise. Each finding has a kind (``"wrong"``,
+``"slow"``, ``"note"``) and cites the TensorFlow documentation sentence its rule
+rests on. :data:`RULES` and :data:`DOCS` are built from the declarations in
+:mod:`.order`, :mod:`.code` and :mod:`.speed`.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterator
-
-from ..graph import Stage
+from ..registry import DECLARED, KINDS, Rule, in_report_order
 from ..report import Finding
-from . import code, order, speed
+from ..stage import Stage
+from . import order  # noqa: F401, I001  (importing a module declares its rules: order first, as the rules page lists them)
+from . import code, speed  # noqa: F401, I001
 from .code import DEPRECATED_OPS, LARGE_SOURCE_BYTES
-from .docs import DOCS
 from .order import COMMON_SEEDS, SMALL_BUFFER_FRACTION, TINY_BUFFER
 from .speed import VECTORIZABLE_OPS, stateful_ops, work_ops
 from .walk import downstream, upstream
 
-__all__ = ["COMMON_SEEDS", "DEPRECATED_OPS", "DOCS", "LARGE_SOURCE_BYTES", "RULES", "SMALL_BUFFER_FRACTION",
-           "TINY_BUFFER", "VECTORIZABLE_OPS", "downstream", "run", "stateful_ops", "upstream", "work_ops"]
+__all__ = ["COMMON_SEEDS", "DEPRECATED_OPS", "DOCS", "KINDS", "LARGE_SOURCE_BYTES", "RULES", "Rule",
+           "SMALL_BUFFER_FRACTION", "TINY_BUFFER", "VECTORIZABLE_OPS", "downstream", "run", "stateful_ops",
+           "upstream", "work_ops"]
 
-#: rule id -> rule function, in the order the report lists them.
-RULES: dict[str, Callable[[list[Stage]], Iterator[Finding]]] = {
-    "shuffle-after-batch": order.shuffle_after_batch,
-    "small-shuffle-buffer": order.small_shuffle_buffer,
-    "repeat-before-shuffle": order.repeat_before_shuffle,
-    "shuffle-before-cache": order.shuffle_before_cache,
-    "random-map-before-cache": order.random_map_before_cache,
-    "cache-after-infinite-repeat": order.cache_after_infinite_repeat,
-    "cache-to-file": order.cache_to_file,
-    "split-after-reshuffle": order.split_after_reshuffle,
-    "python-random-in-map": code.python_random_in_map,
-    "python-before-service": code.python_before_service,
-    "vectorizable-map-before-batch": speed.vectorizable_map_before_batch,
-    "map-not-parallel": speed.map_not_parallel,
-    "sequential-file-reading": speed.sequential_file_reading,
-    "generator-source": speed.generator_source,
-    "large-in-memory-source": code.large_in_memory_source,
-    "deprecated-experimental": code.deprecated_experimental,
-    "no-prefetch-at-end": speed.no_prefetch_at_end,
-}
+#: rule id -> :class:`Rule`, in report order: wrong results, then slow, then notes.
+RULES: dict[str, Rule] = in_report_order([r for r in DECLARED if not r.measured])
+#: rule id -> (documentation page, the sentence quoted from it), for every rule.
+DOCS: dict[str, tuple[str, str]] = {r.id: (r.doc, r.quote) for r in DECLARED}
+
+
+def complete(f: Finding, declared: Rule) -> Finding:
+    """Fill in what the finding left to its rule's declaration: its kind and its documentation sentence."""
+    if not f.kind:
+        f.kind = declared.kind
+    if f.kind not in declared.kinds:
+        raise ValueError(f"The rule {declared.id!r} gave a finding of kind {f.kind!r}; it declares {declared.kinds}.")
+    if not f.doc:
+        f.doc, f.quote = declared.doc, declared.quote
+    return f
 
 
 def run(stages: list[Stage], ignore: set[str]) -> list[Finding]:
-    """Every finding of every rule not in ``ignore``, each with its documentation sentence, by stage."""
+    """Every finding of every rule not in ``ignore``, each with its kind and documentation sentence."""
     findings = []
-    for rule_id, rule in RULES.items():
-        if rule_id in ignore:
-            continue
-        for f in rule(stages):
-            if not f.doc:
-                f.doc, f.quote = DOCS[rule_id]
-            findings.append(f)
-    findings.sort(key=lambda f: f.stage.number)
+    for rule_id, declared in RULES.items():
+        if rule_id not in ignore:
+            findings.extend(complete(f, declared) for f in declared.check(stages))
     return findings

@@ -15,14 +15,15 @@ import types
 from typing import Any, Iterator
 
 from ..functions import PY_FUNCTION_OPS
-from ..graph import Stage
 from ..objects import library_of, python_functions
+from ..registry import API, EXPERIMENTAL, GUIDE, rule
 from ..report import Finding
+from ..stage import Stage
 from .walk import mine, upstream
 
 #: In-memory data from this many bytes on: a real risk for the 2 GB GraphDef limit when serialized.
 LARGE_SOURCE_BYTES = 512 * 2**20
-_EXPERIMENTAL = "https://www.tensorflow.org/api_docs/python/tf/data/experimental/"
+_EXPERIMENTAL = EXPERIMENTAL
 #: op -> (deprecated call, replacement, its API page, the deprecation note)
 DEPRECATED_OPS = {
     "LegacyParallelInterleaveDatasetV2": (
@@ -43,6 +44,8 @@ DEPRECATED_OPS["ShuffleAndRepeatDataset"] = DEPRECATED_OPS["ShuffleAndRepeatData
 DEPRECATED_OPS["ParallelInterleaveDataset"] = DEPRECATED_OPS["LegacyParallelInterleaveDatasetV2"]
 _LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF")
 _ATTRS = ("LOAD_ATTR", "LOAD_METHOD")
+#: Calls whose function argument runs as Python for every element: random numbers there are fine.
+_PY_CALLS = frozenset({"numpy_function", "py_function", "py_func", "eager_py_func"})
 
 
 def _random_object(obj: Any) -> bool:
@@ -72,10 +75,11 @@ def python_random_uses(func: Any, limit: int = 50) -> list[str]:
         codes = [code]
         while codes:
             c = codes.pop()
-            codes.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
             instructions = list(dis.get_instructions(c))
+            python_side = _python_side(instructions)
+            codes.extend(k for k in c.co_consts if isinstance(k, types.CodeType) and id(k) not in python_side)
             for k, ins in enumerate(instructions):
-                if ins.opname not in _LOADS:
+                if ins.opname not in _LOADS or k in python_side:
                     continue
                 obj = _resolve(ins, f, cells if c is code else {})
                 nxt = instructions[k + 1] if k + 1 < len(instructions) else None
@@ -85,6 +89,30 @@ def python_random_uses(func: Any, limit: int = 50) -> list[str]:
                 elif isinstance(obj, types.FunctionType):
                     todo.append(obj)
     return sorted(set(found))
+
+
+def _python_side(instructions: list) -> set:
+    """The function handed to ``tf.numpy_function``/``tf.py_function`` in these instructions.
+
+    Returns the positions of the instructions that load it (a name) and the ids of
+    the code objects that build it (a lambda): that code runs as Python for every
+    element, so its random numbers are drawn each time.
+    """
+    out = set()
+    for k, ins in enumerate(instructions):
+        named = ins.opname in _ATTRS + _LOADS and ins.argval in _PY_CALLS
+        if not named:
+            continue
+        for j in range(k + 1, min(k + 4, len(instructions))):  # the first argument follows the call's name
+            nxt = instructions[j]
+            if nxt.opname in ("PUSH_NULL", "PRECALL", "KW_NAMES"):
+                continue
+            if nxt.opname in _LOADS:
+                out.add(j)
+            elif nxt.opname == "LOAD_CONST" and isinstance(nxt.argval, types.CodeType):
+                out.add(id(nxt.argval))
+            break
+    return out
 
 
 def _resolve(ins, f, cells: dict) -> Any:
@@ -97,9 +125,18 @@ def _resolve(ins, f, cells: dict) -> Any:
     return f.__globals__.get(name, vars(builtins).get(name))
 
 
+@rule("python-random-in-map", kind="wrong",
+      summary="Python's random or np.random called in a map function's traced code (not inside the function it "
+              "hands to numpy_function or py_function).",
+      why="tf.data traces the function once: the Python call ran once, so every element gets the same 'random' "
+          "value in every epoch.",
+      fix="Draw random numbers with TensorFlow ops: tf.random.uniform, the tf.image.random_* ops, tf.random.Generator.",
+      doc=f"{API}#map", quote="tf.data traces the function and executes it as a graph.",
+      example='tf.data.Dataset.range(100).map(lambda x: tf.cast(x, tf.float32) * np.random.uniform())',
+      fixed='tf.data.Dataset.range(100).map(lambda x: tf.cast(x, tf.float32) * tf.random.uniform([]))')
 def python_random_in_map(stages: list[Stage]) -> Iterator[Finding]:
     for s in stages:
-        if s.dataset is None or not mine(s) or s.fn_ops & PY_FUNCTION_OPS:
+        if s.dataset is None or not mine(s):
             continue
         uses = sorted({u for f in python_functions(s.dataset) for u in python_random_uses(f)})
         if not uses:
@@ -114,6 +151,12 @@ def python_random_in_map(stages: list[Stage]) -> Iterator[Finding]:
         )
 
 
+@rule("python-before-service", kind="wrong",
+      summary="py_function, numpy_function or from_generator in the pipeline sent to the tf.data service.",
+      why="The service's workers run a serialized graph: Python functions are not part of it.",
+      fix="Write that step with TensorFlow ops, or run it after distribute() on the trainer.",
+      doc=f"{API}#from_generator", quote="using from_generator will preclude the use of tf.data service for "
+      "scaling out dataset processing.")
 def python_before_service(stages: list[Stage]) -> Iterator[Finding]:
     for s in stages:
         if s.kind != "distribute":
@@ -131,6 +174,12 @@ def python_before_service(stages: list[Stage]) -> Iterator[Finding]:
         )
 
 
+@rule("large-in-memory-source", kind="note",
+      summary="512 MB or more of arrays embedded by from_tensor_slices or from_tensors.",
+      why="Serializing the dataset (the tf.data service, some distribution strategies) puts those bytes into one "
+          "GraphDef, limited to 2 GB, and memory holds extra copies.",
+      fix="Write the arrays to TFRecord files (or Dataset.save) and read those.",
+      doc=f"{GUIDE}#consuming_numpy_arrays", quote="can run into the 2GB limit for the tf.GraphDef protocol buffer.")
 def large_in_memory_source(stages: list[Stage]) -> Iterator[Finding]:
     total = sum(s.data_bytes for s in stages)
     if total < LARGE_SOURCE_BYTES:
@@ -143,18 +192,27 @@ def large_in_memory_source(stages: list[Stage]) -> Iterator[Finding]:
         "bytes go into one GraphDef, which cannot exceed 2 GB, and memory holds extra copies.",
         "Write the arrays to TFRecord files (or Dataset.save) and read those; or keep the arrays outside the "
         "graph and slice indices: tf.data.Dataset.range(n).map(lambda i: tf.gather(x, i)) with x a tf.Variable.",
-        category="performance",
     )
 
 
+@rule("deprecated-experimental", kind="note",
+      summary="tf.data.experimental calls that build their own ops and have core replacements (parallel_interleave, "
+              "map_and_batch, shuffle_and_repeat), in the user's own code (never in a library utility's stages).",
+      why="They still work, but they are deprecated: the core Dataset methods do the same, and TensorFlow fuses "
+          "or parallelizes them on its own.",
+      fix="Use the core method the deprecation note names.",
+      doc=EXPERIMENTAL + "map_and_batch", quote="Static tf.data optimizations will take care of using the fused "
+      "implementation.",
+      example='tf.data.Dataset.range(100).apply(tf.data.experimental.map_and_batch(lambda x: x + 1, 10))',
+      fixed='tf.data.Dataset.range(100).map(lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE).batch(10)')
 def deprecated_experimental(stages: list[Stage]) -> Iterator[Finding]:
     for s in stages:
-        if s.op not in DEPRECATED_OPS:
+        if s.op not in DEPRECATED_OPS or not mine(s):
             continue
         call, replacement, page, note = DEPRECATED_OPS[s.op]
         yield Finding(
             "deprecated-experimental", s,
             f"It was built with {call}, which is deprecated: the core Dataset methods do the same, and TensorFlow "
             "fuses or parallelizes them on its own.",
-            f"Use {replacement}.", category="performance", doc=page, quote=note,
+            f"Use {replacement}.", doc=page, quote=note,
         )

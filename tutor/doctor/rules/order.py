@@ -3,14 +3,15 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..graph import Stage
+from ..registry import API, GUIDE, PERF, rule
 from ..report import Finding
-from .walk import (downstream, finite_take, finite_zip, infinite_repeat, is_, mine, random_map, repeats, reshuffles,
-                   size_through_repeat, upstream)
+from ..sizes import elements_per_pass
+from ..stage import Stage
+from .walk import downstream, finite_take, finite_zip, infinite_repeat, is_, mine, random_map, repeats, reshuffles, upstream
 
 #: A shuffle buffer under this fraction of a dataset of known size counts as "small".
 SMALL_BUFFER_FRACTION = 0.1
-#: On a dataset of unknown size (files, generators, filter), a buffer under this many elements only mixes neighbours.
+#: When the size cannot be read (generators, filter, remote files), the doctor assumes at least this many elements.
 TINY_BUFFER = 1000
 #: Numbers people pass as seeds: ``shuffle(42)`` is a buffer of 42, not a seed.
 COMMON_SEEDS = frozenset({0, 1, 7, 13, 21, 42, 123, 1234, 1337, 2020, 2021, 2022, 2023, 2024, 2025, 12345})
@@ -37,15 +38,28 @@ def _leading_dims(stage: Stage) -> set | None:
 
 
 def _consumes_batch(m: Stage, batch: Stage) -> bool:
-    """A map after ``batch`` that turns the batch axis into something else (sequences split into input, target)."""
+    """A map after ``batch`` that turns the batch axis into something else (sequences split into input, target).
+
+    A map that keeps the batch axis (a spectrogram of every clip of the batch, ``x[..., tf.newaxis]``) leaves
+    batches: the leading dimension of its output is that of the batch.
+    """
     if m.kind not in ("map", "flat_map"):
         return False
-    if m.splits_first_axis:
-        return True
     before, after = _leading_dims(batch), _leading_dims(m)
-    return bool(before and after and len(before) == 1 and None not in before and not (after <= before))
+    if before and after and len(before) == 1 and None not in before:
+        return not after <= before  # the batch size is known: a map that keeps it keeps the batches
+    return m.splits_first_axis
 
 
+@rule("shuffle-after-batch", kind="wrong",
+      summary="A shuffle fed by batches (the same examples always share a batch), or by batches a cache froze.",
+      why="Shuffling batches only changes the order of the batches: the model sees the same groups of examples "
+          "every epoch.",
+      fix="Shuffle the examples before batch(), and cache before the shuffle: ds.cache().shuffle(n).batch(b).",
+      doc=f"{API}#shuffle", quote="For perfect shuffling, a buffer size greater than or equal to the full size of "
+      "the dataset is required.",
+      example='tf.data.Dataset.range(100).batch(10).shuffle(10)',
+      fixed='tf.data.Dataset.range(100).shuffle(100).batch(10)')
 def shuffle_after_batch(stages: list[Stage]) -> Iterator[Finding]:
     for s in stages:
         if s.kind != "shuffle" or not mine(s):
@@ -69,36 +83,59 @@ def shuffle_after_batch(stages: list[Stage]) -> Iterator[Finding]:
         yield Finding("shuffle-after-batch", s, why, fix)
 
 
+@rule("small-shuffle-buffer", kind="wrong",
+      summary="A shuffle buffer under 10% of the elements that reach it (read from the cardinality or by counting "
+              "the lines or records of local files), or under 1,000 when the size cannot be read.",
+      why="An element can only move as far as the buffer reaches: the output stays close to the input order, and "
+          "the first batches all come from the start of the data.",
+      fix="Use a buffer as large as the data (or shuffle file names or indices with a full buffer first).",
+      doc=f"{API}#shuffle", quote="For perfect shuffling, a buffer size greater than or equal to the full size of "
+      "the dataset is required.",
+      example='tf.data.Dataset.range(1000).shuffle(10)',
+      fixed='tf.data.Dataset.range(1000).shuffle(1000)')
 def small_shuffle_buffer(stages: list[Stage]) -> Iterator[Finding]:
     for s in stages:
         buffer = s.params.get("buffer_size")
         if s.kind != "shuffle" or not mine(s) or not isinstance(buffer, int) or buffer < 0:
             continue
-        size = size_through_repeat(s)
+        size, known_from = elements_per_pass(s)
         seed_like = (f" {buffer} is also a number people use as a seed: shuffle({buffer}) sets the buffer size; a "
                      f"seed is shuffle(buffer_size, seed={buffer}).") if buffer in COMMON_SEEDS else ""
-        if size is not None and size > 0:
-            if buffer >= SMALL_BUFFER_FRACTION * size:
+        if size is not None:
+            if size == 0 or buffer >= SMALL_BUFFER_FRACTION * size:
                 continue
-            behind = " (per pass, behind the repeat)" if s.input_cardinality is not None and s.input_cardinality < 0 else ""
-            why = (f"The buffer holds {buffer} of the {size} elements that reach it{behind} "
+            behind = " per pass (behind the repeat)" if s.input_cardinality is not None and s.input_cardinality < 0 else ""
+            counted = " (the doctor counted the records of its files)" if known_from == "files" else ""
+            why = (f"The buffer holds {buffer} of the {size} elements that reach it{behind}{counted} "
                    f"({100 * buffer / size:.1f}%). An element can come out at most {buffer - 1} places earlier than "
                    "it went in, so the output stays close to the input order: the first batches all come from the "
                    f"start of the data.{seed_like}")
             fix = (f"For a full shuffle use a buffer at least as large as the dataset: ds.shuffle({size}). If the "
                    "elements are too big for that, shuffle something small (file names or indices) with a full "
                    "buffer before the expensive map.")
-        elif size == -2 and buffer < TINY_BUFFER and upstream(s, is_("batch"), stop=is_("unbatch")) is None:
-            why = (f"The dataset's size is unknown here, and a buffer of {buffer} elements only mixes neighbours: "
-                   f"an element moves at most {max(buffer - 1, 0)} places earlier, whatever the size of the data."
+        elif buffer < TINY_BUFFER and upstream(s, is_("batch"), stop=is_("unbatch")) is None:
+            why = (f"The doctor cannot read how many elements reach it (TensorFlow does not know, and it could not "
+                   f"count them), so it assumed at least {TINY_BUFFER:,}, as in most training sets. Then a buffer "
+                   f"of {buffer} only mixes neighbours: an element moves at most {max(buffer - 1, 0)} places earlier."
                    f"{seed_like}")
-            fix = ("Use a buffer of thousands of elements (or the dataset's size if it fits in memory), and shuffle "
-                   "the file list too: files.shuffle(len(files)).interleave(...).shuffle(10_000).")
+            fix = ("If the data is larger than the buffer, use a buffer of thousands of elements (or the dataset's "
+                   "size if it fits in memory), and shuffle the file list too: "
+                   "files.shuffle(len(files)).interleave(...).shuffle(10_000). If it is smaller, ignore this.")
         else:
             continue
         yield Finding("small-shuffle-buffer", s, why, fix)
 
 
+@rule("repeat-before-shuffle", kind="wrong", kinds=("note",),
+      summary="A shuffle fed by repeat(n): epochs mix (wrong); fed by an endless repeat(): a deliberate speed "
+              "trade-off with blurred epoch boundaries (note).",
+      why="With repeat(n) before shuffle, an element can come back before another has appeared once, so an "
+          "epoch is not one pass over the data.",
+      fix="Shuffle first, then repeat: ds.shuffle(...).repeat(n).",
+      doc=f"{GUIDE}#processing_multiple_epochs", quote="Dataset.shuffle doesn't signal the end of an epoch until "
+      "the shuffle buffer is empty.",
+      example='tf.data.Dataset.range(100).repeat(3).shuffle(100)',
+      fixed='tf.data.Dataset.range(100).shuffle(100).repeat(3)')
 def repeat_before_shuffle(stages: list[Stage]) -> Iterator[Finding]:
     for s in stages:
         if s.kind != "shuffle":
@@ -106,15 +143,34 @@ def repeat_before_shuffle(stages: list[Stage]) -> Iterator[Finding]:
         rep = upstream(s, repeats, stop=finite_zip)
         if rep is None:
             continue
+        if infinite_repeat(rep):
+            yield Finding(
+                "repeat-before-shuffle", s,
+                f"It comes after {rep.where}, an endless stream: the buffer never empties, so there are no epoch "
+                "boundaries and an element can come back before another has appeared once. Code that trains by "
+                "steps (TPU input functions, tensorflow/models, fit with steps_per_epoch) does this on purpose: the "
+                "buffer never has to refill at the end of an epoch.",
+                "Nothing to fix if you train by steps. If you need clean epochs, shuffle first: "
+                "ds.shuffle(...).repeat().",
+                kind="note")
+            continue
         yield Finding(
             "repeat-before-shuffle", s,
-            f"It comes after {rep.where}, so the buffer mixes epochs: an element can come back a second time before "
-            "another one has appeared once, and there is no clean epoch boundary.",
+            f"It comes after {rep.where}, so the buffer mixes those passes: an element can come back a second time "
+            "before another one has appeared once, and no pass is a clean epoch.",
             "Shuffle first, then repeat: ds.shuffle(...).repeat(...) keeps the epochs apart and gives a new order in "
-            "every epoch.",
-        )
+            "every epoch.")
 
 
+@rule("shuffle-before-cache", kind="wrong",
+      summary="A cache stores a reshuffling shuffle's first order (or the batches made from it) and nothing "
+              "shuffles after it.",
+      why="Every later epoch replays the first epoch's order: the shuffle's new order each epoch is lost.",
+      fix="Cache first, then shuffle: ds.cache().shuffle(n).batch(b).",
+      doc=f"{API}#cache", quote="If you wish to randomize the iteration order, make sure to call shuffle after "
+      "calling cache.",
+      example='tf.data.Dataset.range(100).shuffle(100).cache()',
+      fixed='tf.data.Dataset.range(100).cache().shuffle(100)')
 def shuffle_before_cache(stages: list[Stage]) -> Iterator[Finding]:
     for s in stages:
         if s.kind != "cache" or s.input_cardinality == -1:
@@ -132,6 +188,14 @@ def shuffle_before_cache(stages: list[Stage]) -> Iterator[Finding]:
         )
 
 
+@rule("random-map-before-cache", kind="wrong",
+      summary="A cache fed by a map that draws random numbers (a random augmentation).",
+      why="From the second epoch on the cache replays the first epoch's random results: the augmentation is frozen.",
+      fix="Cache the deterministic work and augment after the cache: ds.map(decode).cache().map(augment).",
+      doc=f"{API}#cache", quote="cache will produce exactly the same elements during each iteration through the "
+      "dataset.",
+      example='tf.data.Dataset.range(100).map(lambda x: x + tf.random.uniform([], 0, 9, tf.int64)).cache()',
+      fixed='tf.data.Dataset.range(100).cache().map(lambda x: x + tf.random.uniform([], 0, 9, tf.int64))')
 def random_map_before_cache(stages: list[Stage]) -> Iterator[Finding]:
     for s in stages:
         if s.kind != "cache":
@@ -148,6 +212,15 @@ def random_map_before_cache(stages: list[Stage]) -> Iterator[Finding]:
         )
 
 
+@rule("cache-after-infinite-repeat", kind="wrong",
+      summary="A cache whose input never ends (it comes after an endless repeat).",
+      why="The cache never finishes its first pass: memory (or the cache file) grows without limit, and nothing "
+          "is read back from it.",
+      fix="Cache the finite data, then repeat: ds.cache().repeat().",
+      doc=f"{PERF}#caching", quote="When you cache a dataset, the transformations before the cache one (like the "
+      "file opening and data reading) are executed only during the first epoch.",
+      example='tf.data.Dataset.range(100).repeat().cache()',
+      fixed='tf.data.Dataset.range(100).cache().repeat()')
 def cache_after_infinite_repeat(stages: list[Stage]) -> Iterator[Finding]:
     for s in stages:
         if s.kind != "cache":
@@ -164,6 +237,15 @@ def cache_after_infinite_repeat(stages: list[Stage]) -> Iterator[Finding]:
         )
 
 
+@rule("cache-to-file", kind="note",
+      summary="A cache written to a file, which outlives the run (said once per pipeline).",
+      why="The next run reads the file back instead of running the stages before the cache, even after they "
+          "changed: the cache can go stale silently.",
+      fix="Delete the cache files when the stages before cache() change, or put a version in the file name.",
+      doc=f"{API}#cache", quote="Changing the input pipeline before the call to .cache() will have no effect until "
+      "the cache file is removed or the filename is changed.",
+      example="tf.data.Dataset.range(100).cache('train_cache')",
+      fixed='tf.data.Dataset.range(100).cache()')
 def cache_to_file(stages: list[Stage]) -> Iterator[Finding]:
     files = [s for s in stages if s.kind == "cache" and s.params.get("filename") != ""]
     if files:
@@ -178,6 +260,26 @@ def cache_to_file(stages: list[Stage]) -> Iterator[Finding]:
         )
 
 
+def _step_limit(take: Stage, shuf: Stage) -> bool:
+    """``take(n)`` of batches at the end of a pipeline: most often a limit on the training steps of a run.
+
+    It can also split off a test set of batches (the transfer-learning tutorial's ``validation.take(k)``); the
+    doctor cannot tell the two apart from one pipeline, so it says so in a note. A ``skip`` is always a split.
+    """
+    batched = upstream(take, lambda u: u is shuf or u.kind in ("batch", "unbatch"))
+    tail = downstream(take, lambda u: u.kind not in ("prefetch", "options", "take", "repeat"))
+    return batched is not None and batched.kind == "batch" and tail is None
+
+
+@rule("split-after-reshuffle", kind="wrong", kinds=("note",),
+      summary="take() or skip() after a shuffle that reshuffles each iteration, with no repeat between (wrong); "
+              "a take() of batches at the end of a pipeline, most often a step limit, is a note.",
+      why="The split picks different elements every epoch: test examples leak into training.",
+      fix="Split first and shuffle only the training part, or pass reshuffle_each_iteration=False.",
+      doc=f"{API}#shuffle", quote="reshuffle_each_iteration: (Optional.) A boolean, which if true indicates that "
+      "the dataset should be pseudorandomly reshuffled each time it is iterated over.",
+      example='tf.data.Dataset.range(100).shuffle(100).take(80)',
+      fixed='tf.data.Dataset.range(100).shuffle(100, reshuffle_each_iteration=False).take(80)')
 def split_after_reshuffle(stages: list[Stage]) -> Iterator[Finding]:
     for s in stages:
         if s.kind not in ("take", "skip") or s.params.get("count") in (None, -1, 0):
@@ -185,6 +287,17 @@ def split_after_reshuffle(stages: list[Stage]) -> Iterator[Finding]:
         shuf = upstream(s, reshuffles, stop=is_("repeat"))
         if shuf is None or s.input_cardinality == -1 or upstream(s, infinite_repeat, stop=finite_zip):
             continue  # taking steps from an endless stream is a step limit, not a split
+        if s.kind == "take" and _step_limit(s, shuf):
+            yield Finding(
+                "split-after-reshuffle", s,
+                f"It takes the first {s.params['count']} batches of {shuf.where}, which draws a new order every "
+                "epoch. As a limit on the steps of a training run that is fine. If it splits off a test set, its "
+                "batches change every epoch and overlap what skip() keeps for training.",
+                "For a step limit, nothing to do (or pass steps_per_epoch to fit). For a split, split before the "
+                "shuffle, or shuffle with reshuffle_each_iteration=False (image_dataset_from_directory: split the "
+                "folders, or pass shuffle=False).",
+                kind="note")
+            continue
         yield Finding(
             "split-after-reshuffle", s,
             f"It splits the output of {shuf.where}, which draws a new order every time the dataset is iterated. "

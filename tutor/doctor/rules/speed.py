@@ -4,10 +4,11 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..functions import PY_FUNCTION_OPS
-from ..graph import Stage
 from ..labels import reader
+from ..registry import API, PERF, rule
 from ..report import Finding
-from .walk import downstream, mine
+from ..stage import Stage
+from .walk import downstream, mine, parallel
 
 #: Element-wise maths and image ops that work the same on a whole batch.
 VECTORIZABLE_OPS = frozenset({
@@ -74,11 +75,32 @@ def _map_parallelization_off(stages: list[Stage]) -> bool:
         return False
 
 
+def _fully_defined(s: Stage | None) -> bool | None:
+    try:
+        import tensorflow as tf
+
+        return all(spec.shape.is_fully_defined() for spec in tf.nest.flatten(s.dataset.element_spec))
+    except Exception:
+        return None
+
+
 def _vectorizable(s: Stage) -> bool:
     ops = s.data_ops
-    return bool(ops & VECTORIZABLE_OPS) and ops <= (VECTORIZABLE_OPS | _HELPER_OPS) and not s.slices_element
+    if not (ops & VECTORIZABLE_OPS) or not ops <= (VECTORIZABLE_OPS | _HELPER_OPS) or s.slices_element:
+        return False
+    # a map that turns same-shaped elements into elements of varying shape (tf.fill([n], x)) has no batch form
+    return not (_fully_defined(s.inputs[0] if s.inputs else None) and _fully_defined(s) is False)
 
 
+@rule("vectorizable-map-before-batch", kind="slow",
+      summary="A map, later batched (no cache between), whose work on the element is only element-wise maths and "
+              "batch-friendly image ops.",
+      why="Each call of a map function has a fixed cost: one call per batch is cheaper than one per element.",
+      fix="Batch first and map the batch: ds.batch(b).map(fn).",
+      doc=f"{PERF}#vectorizing_mapping", quote="Vectorize the user-defined function (that is, have it operate over a "
+      "batch of inputs at once) and apply the batch transformation before the map transformation.",
+      example='tf.data.Dataset.range(100).map(lambda x: x * 2).batch(10)',
+      fixed='tf.data.Dataset.range(100).batch(10).map(lambda x: x * 2)')
 def vectorizable_map_before_batch(stages: list[Stage]) -> Iterator[Finding]:
     for s in stages:
         if s.kind != "map" or not mine(s) or not _vectorizable(s):
@@ -95,10 +117,20 @@ def vectorizable_map_before_batch(stages: list[Stage]) -> Iterator[Finding]:
             "are slower than one big one.",
             "Batch first and map the batch: ds.batch(...).map(fn) (check that fn handles the extra batch "
             "dimension; random values then need one draw per image).",
-            category="performance",
         )
 
 
+@rule("map-not-parallel", kind="slow",
+      summary="A map that decodes, resizes, parses, tokenises or runs Python, without num_parallel_calls, that "
+              "TensorFlow will not parallelize on its own (its function is stateful, or the options turn that off).",
+      why="The map runs one element at a time on one core while the others wait.",
+      fix="ds.map(fn, num_parallel_calls=tf.data.AUTOTUNE).",
+      doc="https://www.tensorflow.org/api_docs/python/tf/data/experimental/OptimizationOptions",
+      quote="Whether to parallelize stateless map transformations.",
+      example="tf.data.Dataset.from_tensor_slices(['a.jpg']).map(lambda p: tf.image.random_crop("
+              "tf.io.decode_jpeg(tf.io.read_file(p)), [8, 8, 3]))",
+      fixed="tf.data.Dataset.from_tensor_slices(['a.jpg']).map(lambda p: tf.image.random_crop("
+            "tf.io.decode_jpeg(tf.io.read_file(p)), [8, 8, 3]), num_parallel_calls=tf.data.AUTOTUNE)")
 def map_not_parallel(stages: list[Stage]) -> Iterator[Finding]:
     off = _map_parallelization_off(stages)
     for s in stages:
@@ -121,15 +153,42 @@ def map_not_parallel(stages: list[Stage]) -> Iterator[Finding]:
             f"Its function {' and '.join(kinds)} ({', '.join(work[:4])}) for every element, one element at a time "
             f"on one core: it has no num_parallel_calls, and {because}.",
             f"Run it in parallel: ds.map({s.fn_name or 'fn'}, num_parallel_calls=tf.data.AUTOTUNE).{extra}",
-            category="performance",
         )
 
 
+def _one_file(s: Stage) -> bool:
+    """The reader's file names are a constant list of one name."""
+    src = s.inputs[0] if s.inputs else None
+    tensors = getattr(src.dataset, "_tensors", None) if src is not None and src.dataset is not None else None
+    try:
+        return bool(tensors) and len(tensors) == 1 and int(tensors[0].shape.num_elements()) == 1
+    except Exception:
+        return False
+
+
+def _zipped(s: Stage) -> bool:
+    """The lines feed a zip (first stage after the reader that is not a map): two files kept line by line together."""
+    after = downstream(s, lambda u: u.kind not in ("map", "prefetch", "options"), stop=lambda u: u.kind == "zip")
+    return after is not None and after.kind == "zip"
+
+
+@rule("sequential-file-reading", kind="slow",
+      summary="Several files read one after another: flat_map(TFRecordDataset), interleave without "
+              "num_parallel_calls, or a reader without num_parallel_reads (one file, or line-aligned files "
+              "zipped together, are left alone).",
+      why="While one file waits for the disk or the network, nothing else is read.",
+      fix="files.interleave(reader, num_parallel_calls=tf.data.AUTOTUNE), or num_parallel_reads=tf.data.AUTOTUNE.",
+      doc="https://www.tensorflow.org/api_docs/python/tf/data/TFRecordDataset",
+      quote="If None, files will be read sequentially.",
+      example="tf.data.TFRecordDataset(['a.tfrecord', 'b.tfrecord'])",
+      fixed="tf.data.TFRecordDataset(['a.tfrecord', 'b.tfrecord'], num_parallel_reads=tf.data.AUTOTUNE)")
 def sequential_file_reading(stages: list[Stage]) -> Iterator[Finding]:
     for s in stages:
         name = reader(s)
         if s.op not in ("FlatMapDataset", "InterleaveDataset") or name is None or s.input_cardinality in (0, 1):
             continue
+        if _one_file(s) or _zipped(s):
+            continue  # nothing to read in parallel, or the order of the lines must be kept
         if s.library:
             fix = f"Read several files at once: tf.data.{name}(filenames, num_parallel_reads=tf.data.AUTOTUNE)."
         else:
@@ -139,7 +198,7 @@ def sequential_file_reading(stages: list[Stage]) -> Iterator[Finding]:
             "sequential-file-reading", s,
             "It reads its files one after another on one thread: while one file waits for the disk (or the "
             "network), nothing else is read.",
-            fix, category="performance",
+            fix,
         )
 
 
@@ -154,6 +213,15 @@ def _cheap_generator(s: Stage) -> bool:
         return False
 
 
+@rule("generator-source", kind="slow",
+      summary="from_generator that yields the data itself (a generator of scalar indices or file names is fine).",
+      why="A Python generator runs in one thread and holds the GIL, and the pipeline cannot be sent to the "
+          "tf.data service.",
+      fix="A native source, or a generator of indices and ds.map(load, num_parallel_calls=tf.data.AUTOTUNE).",
+      doc=f"{API}#from_generator", quote="using from_generator will preclude the use of tf.data service for "
+      "scaling out dataset processing.",
+      example='tf.data.Dataset.from_generator(lambda: iter([np.zeros(3)]), output_signature=tf.TensorSpec((3,), tf.float64))',
+      fixed='tf.data.Dataset.from_tensor_slices(np.zeros((1, 3)))')
 def generator_source(stages: list[Stage]) -> Iterator[Finding]:
     for s in stages:
         if s.kind != "source" or s.fn_name != "generator" or _cheap_generator(s):
@@ -165,23 +233,62 @@ def generator_source(stages: list[Stage]) -> Iterator[Finding]:
             "serialized.",
             "Use a native source when one fits (from_tensor_slices, TFRecordDataset, ...), or the index trick: a "
             "generator (or range) of indices, then ds.map(load, num_parallel_calls=tf.data.AUTOTUNE) does the work.",
-            category="performance",
         )
 
 
+#: Ops that hand over elements made on background threads: nothing to prefetch after them.
+_ASYNC = ("Prefetch", "ParallelMap", "ParallelBatch", "MapAndBatch", "ParallelInterleave",
+          "LegacyParallelInterleave", "ParallelFilter", "DataServiceDataset")
+
+
+def _injection_off(stages: list[Stage]) -> str | None:
+    """Why TensorFlow will not add a prefetch itself (its options turn autotuning or inject_prefetch off), or None."""
+    try:
+        options = stages[-1].dataset.options()
+    except Exception:
+        return None
+    if options.autotune.enabled is False:
+        return "options.autotune.enabled = False"
+    if options.experimental_optimization.inject_prefetch is False:
+        return "options.experimental_optimization.inject_prefetch = False"
+    return None
+
+
+def _asynchronous(s: Stage) -> bool:
+    return s.op.startswith(_ASYNC) or (s.kind == "batch" and parallel(s))
+
+
+@rule("no-prefetch-at-end", kind="note", kinds=("slow",),
+      summary="The last stage runs synchronously and is not a prefetch: a note where TensorFlow adds "
+              "prefetch(AUTOTUNE) itself (inject_prefetch, on by default), slow where the options turn that off.",
+      why="Without a prefetch at the end, preparing the next element does not overlap with the training step.",
+      fix="Add .prefetch(tf.data.AUTOTUNE) as the last step (or leave it to TensorFlow's inject_prefetch).",
+      doc=f"{PERF}#prefetching", quote="Prefetching overlaps the preprocessing and model execution of a "
+      "training step.",
+      example='tf.data.Dataset.range(100).batch(10)',
+      fixed='tf.data.Dataset.range(100).batch(10).prefetch(tf.data.AUTOTUNE)')
 def no_prefetch_at_end(stages: list[Stage]) -> Iterator[Finding]:
     if not stages:
         return
     last = end = stages[-1]
     while end.kind in ("options", "take") and end.inputs:
         end = end.inputs[0]
-    if end.kind == "prefetch":
+    if _asynchronous(end):
+        return  # a prefetch, or a stage that already works ahead on its own threads
+    off = _injection_off(stages)
+    if off is None:
+        yield Finding(
+            "no-prefetch-at-end", last,
+            f"The pipeline ends with {end.where}, which works only when asked. TensorFlow adds "
+            "prefetch(tf.data.AUTOTUNE) after it by itself when the iterator is made (its inject_prefetch "
+            "optimization, on by default), so the next element is prepared during the training step anyway.",
+            "Nothing to do. Writing .prefetch(tf.data.AUTOTUNE) at the end makes that explicit and keeps it on "
+            "TensorFlow versions or options without the injection.",
+            kind="note")
         return
     yield Finding(
         "no-prefetch-at-end", last,
-        "The pipeline does not end with prefetch, so preparing the next element does not overlap with the "
-        "training step that uses this one. (Recent TensorFlow versions may inject a prefetch on their own, but "
-        "that depends on options and versions.)",
-        "Add .prefetch(tf.data.AUTOTUNE) as the last step.",
-        category="performance",
-    )
+        f"The pipeline ends with {end.where}, which works only when asked, and its options ({off}) stop "
+        "TensorFlow from adding a prefetch itself: preparing the next element does not overlap with the training "
+        "step that uses this one.",
+        "Add .prefetch(tf.data.AUTOTUNE) as the last step.", kind="slow")

@@ -4,7 +4,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Callable
 
-from ..graph import AUTOTUNE, Stage
+from ..labels import AUTOTUNE
+from ..stage import Stage
 
 
 def _nearest(stage: Stage, step: str, want: Callable[[Stage], bool], stop: Callable[[Stage], bool]) -> Stage | None:
@@ -54,8 +55,12 @@ def finite_take(s: Stage) -> bool:
 
 
 def finite_zip(s: Stage) -> bool:
-    """A zip that ends with its shortest input: an endless input behind it (``from_tensors(x).repeat()``) repeats nothing."""
-    return s.kind == "zip" and s.cardinality is not None and s.cardinality >= 0
+    """A zip that ends with its shortest input: an endless input behind it (``from_tensors(x).repeat()``, a
+    ``Counter()``) repeats nothing, as long as one input is not endless."""
+    if s.kind != "zip":
+        return False
+    return (s.cardinality is not None and s.cardinality >= 0) or any(
+        i.cardinality is not None and i.cardinality != -1 for i in s.inputs)
 
 
 def reshuffles(s: Stage) -> bool:
@@ -74,17 +79,3 @@ def random_map(s: Stage) -> bool:
     if s.kind != "map":
         return False
     return s.random_fn or (s.element_seeded and upstream(s, lambda u: u.op.startswith("RandomDataset")) is not None)
-
-
-def size_through_repeat(s: Stage) -> int | None:
-    """The number of elements per pass that reach ``s``: looks through ``repeat`` to the finite size behind it."""
-    size = s.input_cardinality
-    if size is None or size >= 0 or not s.inputs:
-        return size
-    up = s.inputs[0]
-    while up.kind in ("repeat", "options", "prefetch") and up.inputs:
-        if up.kind == "repeat":
-            behind = up.inputs[0].cardinality
-            return behind if behind is not None and behind > 0 else size
-        up = up.inputs[0]
-    return size

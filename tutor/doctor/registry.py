@@ -1,0 +1,110 @@
+"""How a doctor rule is declared: once, with the :func:`rule` decorator on its check function.
+
+The declaration holds everything about the rule: its id, its kind, one
+sentence of what it finds, why that matters, the fix, and the TensorFlow
+documentation page and sentence it rests on. The rule list
+(``tutor.doctor.RULES``), the documentation table (``DOCS``), the report's
+grouping and the course website's rules page are all built from it::
+
+    @rule("cache-to-file", kind="note", summary="...", why="...", fix="...", doc=API + "#cache", quote="...",
+          example="tf.data.Dataset.range(8).cache('c')", fixed="tf.data.Dataset.range(8).cache()")
+    def cache_to_file(stages):
+        ...  # yield Finding("cache-to-file", stage, message, fix)
+
+A finding's kind is the rule's kind unless the check says otherwise (a rule
+whose ``kinds`` lists more than one, e.g. ``repeat-before-shuffle``: a finite
+``repeat(n)`` mixes epochs, an endless one is used on purpose by code that trains by steps).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+API = "https://www.tensorflow.org/api_docs/python/tf/data/Dataset"
+GUIDE = "https://www.tensorflow.org/guide/data"
+PERF = "https://www.tensorflow.org/guide/data_performance"
+ANALYSIS = "https://www.tensorflow.org/guide/data_performance_analysis"
+EXPERIMENTAL = "https://www.tensorflow.org/api_docs/python/tf/data/experimental/"
+
+#: The kinds of finding, most serious first, with the heading the report gives each group.
+KINDS = {"wrong": "Wrong results", "slow": "Slow", "note": "Notes"}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of the doctor, as declared next to its check function.
+
+    Attributes
+    ----------
+    id : str
+        The rule id findings carry, e.g. ``"shuffle-after-batch"``.
+    kind : str
+        ``"wrong"`` (the data the model sees is not what you meant), ``"slow"``
+        (right data, slower than it needs to be) or ``"note"`` (worth knowing,
+        nothing wrong): the kind of its findings unless ``kinds`` says more.
+    summary : str
+        One sentence: what the rule finds.
+    why : str
+        Why it matters.
+    fix : str
+        The usual fix.
+    doc : str
+        The TensorFlow documentation page it cites.
+    quote : str
+        The sentence of that page it rests on.
+    check : callable
+        ``check(stages)`` yields the :class:`tutor.doctor.Finding` objects.
+    kinds : tuple of str
+        Every kind its findings can have, ``kind`` first.
+    measured : bool
+        True for the findings read from a profile (``check(ds, profile=...)``).
+    example : str
+        A pipeline that triggers the rule, as a Python expression on ``tf`` and
+        ``np`` (empty where it needs more than one line: a service, 512 MB).
+    fixed : str
+        The same pipeline, fixed: the rule says nothing about it.
+    """
+
+    id: str
+    kind: str
+    summary: str
+    why: str
+    fix: str
+    doc: str
+    quote: str
+    check: Callable[[list], Iterator] = None
+    kinds: tuple = ()
+    measured: bool = False
+    example: str = ""
+    fixed: str = ""
+
+    def __post_init__(self):
+        kinds = self.kinds or (self.kind,)
+        bad = [k for k in (self.kind, *kinds) if k not in KINDS]
+        if bad or not self.id or not self.summary or not self.doc:
+            raise ValueError(f"Rule {self.id!r}: kind must be one of {list(KINDS)} and id, summary and doc are "
+                             f"required (got kind {self.kind!r}, kinds {kinds}).")
+        object.__setattr__(self, "kinds", (self.kind, *(k for k in kinds if k != self.kind)))
+
+
+#: Every declared rule, in the order the modules declare them.
+DECLARED: list[Rule] = []
+
+
+def rule(id: str, *, kind: str, summary: str, why: str, fix: str, doc: str, quote: str, kinds: tuple = (),
+         example: str = "", fixed: str = "") -> Callable:
+    """Declare the decorated check function as rule ``id`` (see the module docstring and :class:`Rule`)."""
+    def declare(check: Callable) -> Callable:
+        if any(r.id == id for r in DECLARED):
+            raise ValueError(f"The doctor rule {id!r} is declared twice.")
+        declared = Rule(id, kind, summary, why, fix, doc, quote, check, kinds, False, example, fixed)
+        DECLARED.append(declared)
+        check.rule = declared
+        return check
+    return declare
+
+
+def in_report_order(rules: list[Rule]) -> dict[str, Rule]:
+    """``rule id -> Rule``: wrong results first, then slow, then notes, each in declaration order."""
+    order = list(KINDS)
+    return {r.id: r for r in sorted(rules, key=lambda r: order.index(r.kind))}
