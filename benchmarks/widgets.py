@@ -38,10 +38,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.append(str(ROOT))  # the maintainer tools (tools/), shared with the tests
 
-import explorer_page  # noqa: E402
-import harness  # noqa: E402
+from tools.browser import explorer_page, harness  # noqa: E402
 
 TARGETS_MS = {"order_explorer": 80, "shuffle_explorer": 80, "augment_explorer": 300, "timeline_explorer": 300}
 BUSY_TARGETS_MS = {"order_explorer": 150, "shuffle_explorer": 150}

@@ -112,8 +112,9 @@ def test_replot_reuses_the_images_and_only_swaps_data():
     fig, axes = plt.subplots(2, 2)
     first = AugmentationGridDisplay(images(4), list("abcd"), ncols=2).plot(ax=axes)
     im0 = first.ims_[0]
-    second = AugmentationGridDisplay(images(4)[::-1], list("wxyz"), ncols=2).replot(first)
-    assert second.ims_[0] is im0
+    second = AugmentationGridDisplay(images(4)[::-1], list("wxyz"), ncols=2)
+    changed = second.replot(first)  # the artists that changed: the pictures and their titles
+    assert second.ims_[0] is im0 and im0 in changed
     assert np.array_equal(im0.get_array(), images(4)[3])
     assert [a.get_title() for a in axes.ravel()] == list("wxyz")
     with pytest.raises(ValueError, match="needs 4 axes"):
@@ -143,10 +144,31 @@ def test_rotation_timing_display_bars_and_ratios():
     disp.plot()
     assert len(disp.bars_) == 3
     assert [b.get_width() for b in disp.bars_] == pytest.approx(list(disp.seconds.values()))
-    assert "faster than scipy" in disp.labels_[1].get_text() and "faster than tf" in disp.labels_[2].get_text()
+    # one pass each: too few for a verdict, so the labels give the plain factor
+    assert "as fast as scipy" in disp.labels_[1].get_text() and "as fast as tf" in disp.labels_[2].get_text()
     assert "images/s" in disp.summary()
     with pytest.raises(ValueError, match="paths"):
         RotationTimingDisplay.from_images(images(4, 28), paths=("cv2",))
+
+
+def test_rotation_timing_verdicts_come_from_the_verdict_helper_and_the_given_times():
+    from tutor.bench import Timing
+
+    def timing(*times):
+        return Timing(times, times[0], 100)
+
+    disp = RotationTimingDisplay({"scipy": timing(0.60, 0.62, 0.64), "tf": timing(0.13, 0.14, 0.12),
+                                  "tf-batched": timing(0.12, 0.15, 0.11)}, 100)
+    assert disp.comparison("scipy", "tf").verdict == "faster"
+    assert disp.comparison("tf", "tf-batched").verdict == "no clear difference"
+    summary = disp.summary().splitlines()
+    assert summary[-2].endswith("4.8x faster than scipy") and summary[-1].endswith("no clear difference from tf")
+    disp.plot()
+    assert "(4.8x faster than scipy)" in disp.labels_[1].get_text()
+    assert "(no clear difference from tf)" in disp.labels_[2].get_text()
+    slower = RotationTimingDisplay({"tf": timing(0.10, 0.11, 0.10), "tf-batched": timing(0.30, 0.31, 0.29)}, 100)
+    assert slower.versus("tf", "tf-batched") == "3.0x slower than tf"
+    plt.close("all")
 
 
 def test_rotation_timing_display_times_pipelines_built_by_hand():

@@ -177,3 +177,81 @@ def test_compare_refuses_what_is_not_a_list_of_displays():
 
 def test_matplotlib_backend_is_headless_here():
     assert matplotlib.get_backend().lower() == "agg"
+
+
+#: A second Display of each kind for replot: same kind and layout as EXAMPLES' (updated in place where the class can).
+SECONDS = {
+    **EXAMPLES,
+    "BatchOrderDisplay": lambda: tutor.BatchOrderDisplay.from_dataset(tf.data.Dataset.range(10).batch(4)),
+    "ShuffleDisplay": lambda: tutor.ShuffleDisplay.from_dataset(tf.data.Dataset.range(20).shuffle(5, seed=1),
+                                                                buffer_size=5),
+    "TimelineDisplay": lambda: tutor.TimelineDisplay.from_timeline(
+        simulate([("read", 0.01), ("decode", 0.03)], step_time=0.01, steps=4, prefetch=1)),
+    "ComparisonDisplay": lambda: tutor.ShuffleDisplay.compare(
+        [tutor.ShuffleDisplay.from_params(n_elements=10, buffer_size=b) for b in (2, 5)], labels=["2", "5"]),
+}
+
+
+def _target(name, fig, ax):
+    return [ax, fig.add_subplot(2, 2, 4)] if name == "ComparisonDisplay" else ax
+
+
+def _inside(artist, fig) -> bool:
+    """True when ``artist`` is drawn in ``fig``: one of its axes, or an artist inside one of them or the figure."""
+    return artist.figure is fig and any(artist is a for a in fig.findobj())
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("second", ["same kind", "other numbers"])
+def test_replot_draws_over_the_previous_display_and_keeps_the_callers_artists(name, second):
+    fig, ax = plt.subplots()
+    (line,) = ax.plot([0, 1], [0, 1], color="red")
+    note = ax.text(0.5, 0.5, "the caller's note")
+    previous = EXAMPLES[name]()
+    previous.plot(ax=_target(name, fig, ax))
+    disp = (EXAMPLES if second == "same kind" else SECONDS)[name]()
+    changed = disp.replot(previous)
+    assert disp.ax_ is previous.ax_ and disp.figure_ is fig
+    assert line in ax.lines and note in ax.texts, f"{name}.replot removed the caller's artists"
+    assert isinstance(changed, list) and changed, f"{name}.replot returns the artists that changed"
+    assert all(_inside(a, fig) for a in changed), f"{name}.replot returned artists that are not in the figure"
+    for attribute, kind_of in ARTISTS[name].items():
+        assert isinstance(getattr(disp, attribute), kind_of), f"{name}.{attribute} after replot"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_replot_leaves_nothing_of_the_previous_display_behind(name):
+    from tutor.display import drawn_artists
+
+    fig, ax = plt.subplots()
+    previous = EXAMPLES[name]()
+    previous.plot(ax=_target(name, fig, ax))
+    counts = []
+    for _ in range(4):  # redraws of two kinds, in turn: the figure must not fill up with old artists
+        for make in (SECONDS[name], EXAMPLES[name]):
+            disp = make()
+            disp.replot(previous)
+            previous = disp
+        counts.append(len(drawn_artists(fig)))
+    assert counts == counts[:1] * len(counts), f"{name}.replot left artists of earlier Displays behind: {counts}"
+
+
+def test_replot_updates_in_place_where_it_can():
+    fig, ax = plt.subplots()
+    old = tutor.ShuffleDisplay.from_params(n_elements=20, buffer_size=2)
+    old.plot(ax=ax, title="fixed")
+    new = tutor.ShuffleDisplay.from_params(n_elements=20, buffer_size=9)
+    changed = new.replot(old, title="fixed")
+    assert new.points_ is old.points_ and new.points_ in changed and ax not in changed  # only data changed
+    assert np.array_equal(new.points_.get_offsets()[:, 1], new.order)
+    other = tutor.ShuffleDisplay.from_params(n_elements=30, buffer_size=9)
+    assert other.replot(new, title="fixed") == [ax]  # another layout: the axes drawn anew
+    assert other.points_ is not new.points_ and new.points_ not in ax.collections
+
+
+def test_replot_refuses_what_was_never_drawn():
+    disp = tutor.ShuffleDisplay.from_params(n_elements=5, buffer_size=1)
+    with pytest.raises(ValueError, match="has not been drawn yet"):
+        disp.replot(tutor.ShuffleDisplay.from_params(n_elements=5, buffer_size=2))
+    with pytest.raises(TypeError, match="replot expects the Display drawn before"):
+        disp.replot("not a display")

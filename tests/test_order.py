@@ -73,7 +73,8 @@ def test_replot_reuses_the_artists_and_matches_a_fresh_plot():
 
     fig, ax = plt.subplots()
     first = BatchOrderDisplay.from_pipeline(lambda ds: ds.repeat(3).batch(4), n_elements=10).plot(ax=ax)
-    again = BatchOrderDisplay.from_pipeline(lambda ds: ds.batch(3).repeat(2), n_elements=10).replot(first)
+    again = BatchOrderDisplay.from_pipeline(lambda ds: ds.batch(3).repeat(2), n_elements=10)
+    assert again.replot(first) == [ax]  # cells, labels and legend all moved: the whole axes changed
     assert again.cells_ is first.cells_ and again.ax_ is ax  # the same artists, new data
     assert len(again.cells_.get_paths()) == 20
     assert [t.get_text() for t in again.texts_] == [str(i) for i in again.order.tolist()]

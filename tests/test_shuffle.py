@@ -60,9 +60,16 @@ def test_from_dataset_with_a_buffer_size_draws_the_limit():
 def test_replot_changes_only_the_data():
     first = ShuffleDisplay.from_params(n_elements=40, buffer_size=5).plot()
     points = first.points_
-    second = ShuffleDisplay.from_params(n_elements=40, buffer_size=20, seed=1).replot(first)
+    second = ShuffleDisplay.from_params(n_elements=40, buffer_size=20, seed=1)
+    changed = second.replot(first)
     assert second.points_ is points and np.array_equal(points.get_offsets()[:, 1], second.order)
     assert "buffer_size=20" in second.ax_.get_title("left")
+    assert changed == [second.ax_]  # the default title says buffer_size: a new title, the axes drawn anew
+    third = ShuffleDisplay.from_params(n_elements=40, buffer_size=30, seed=1)
+    changed = third.replot(second, title="fixed")
+    fourth = ShuffleDisplay.from_params(n_elements=40, buffer_size=35, seed=1)
+    changed = fourth.replot(third, title="fixed")  # same title: only the data artists changed
+    assert fourth.points_ is points and points in changed and second.ax_ not in changed
 
 
 @pytest.mark.parametrize(

@@ -22,12 +22,14 @@ def test_the_first_picture_is_the_real_interleave():
     assert "cycle_length=2, block_length=3" in ex.readout.value
 
 
-def test_only_the_controls_of_the_chosen_transformation_are_enabled():
+def test_only_the_controls_of_the_chosen_transformation_are_enabled_and_shown():
     ex = tutor.sources_explorer()
     for transformation, used in TRANSFORMATIONS.items():
         ex.set(transformation=transformation)
         enabled = {n for n, c in ex.controls.items() if not c.disabled} - {"transformation"}
         assert enabled == set(used), transformation
+        shown = {n for n, c in ex.controls.items() if c.layout.display != "none"} - {"transformation"}
+        assert shown == set(used), transformation  # a short panel: it fits a projector's screen
         assert ex.error is None
 
 

@@ -7,7 +7,8 @@ import tensorflow as tf
 
 import tutor
 from tutor import timeline as T
-from tutor.timeline.events import make_events, make_steps, union_length
+from tutor.timeline.intervals import assign_lanes, union_length
+from tutor.timeline.schema import make_events, make_steps
 
 
 # --- simulate: hand-computed cases, exactly --------------------------------------
@@ -141,8 +142,8 @@ def test_parallel_work_gets_lanes():
 
 def test_assign_lanes_takes_the_lowest_free_lane():
     starts, ends = np.array([0.0, 0.1, 0.2, 1.0, 1.05, 3.0]), np.array([1.0, 2.0, 1.05, 2.0, 2.5, 4.0])
-    assert T.display.assign_lanes(starts, ends).tolist() == [0, 1, 2, 0, 2, 0]
-    assert T.display.assign_lanes(np.zeros(0), np.zeros(0)).tolist() == []
+    assert assign_lanes(starts, ends).tolist() == [0, 1, 2, 0, 2, 0]
+    assert assign_lanes(np.zeros(0), np.zeros(0)).tolist() == []
 
 
 def test_function_runs_and_calls_of_one_stage_get_their_own_sub_rows():

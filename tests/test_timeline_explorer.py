@@ -2,9 +2,9 @@
 import numpy as np
 
 import tutor
-from tutor.timeline import simulate
-from tutor.widgets.timeline import (CALIBRATION_RUNS, EPOCHS, FILES, RECORDS, STEPS, RunBook, describe_runs,
-                                    explorer_pipeline, step_period)
+from tutor.timeline import EPOCHS, FILES, RECORDS, STEPS, RunBook, explorer_pipeline, simulate, step_period
+from tutor.timeline.intervals import overlap_length
+from tutor.widgets.timeline import CALIBRATION_RUNS, describe_runs
 
 
 def test_explorer_redraws_a_recorded_run_for_each_setting():
@@ -40,12 +40,19 @@ def test_the_starting_setting_is_run_several_times_and_the_median_run_is_shown()
     assert len(ex.book.runs[key]) == CALIBRATION_RUNS + 1 and "median of 4 runs" in ex.readout.value
 
 
-def test_prefetch_toggle_reduces_waiting():
+def _decode_during_train_steps(tl) -> float:
+    """Seconds of decoding that ran while the consumer was in a train step (prefetch overlaps the two)."""
+    decode = tl.stage_events("decode")
+    return overlap_length(decode["start"], decode["end"], tl.steps["start"], tl.steps["end"])
+
+
+def test_prefetch_toggle_overlaps_decoding_with_the_train_step():
     ex = tutor.timeline_explorer(element_ms=20, step_ms=20)
     naive = ex.display.timelines[0]
+    assert _decode_during_train_steps(naive) == 0.0  # without prefetch, decode runs only while the consumer asks
     ex.set(prefetch=True)
     fetched = ex.display.timelines[0]
-    assert fetched.consumer_wait_fraction < naive.consumer_wait_fraction
+    assert _decode_during_train_steps(fetched) > 0.0  # with prefetch(1), the next element is decoded meanwhile
 
 
 def test_a_zero_ms_train_step_reads_as_input_bound_not_as_an_error():
@@ -97,9 +104,7 @@ def test_explorer_pipeline_stages():
 
 def test_a_new_run_redraws_only_its_bars_on_one_time_axis():
     ex = tutor.timeline_explorer()
-    figure, draw = ex.canvas.figure, ex._draw
-    for ax in figure.axes:
-        ax.clear()
+    figure, draw = ex.canvas.figure, ex.draw
     runs = [tutor.TimelineDisplay.from_timeline(_model(t, steps=8)) for t in (0.006, 0.004, 0.5)]  # the last: 4 s, longer than any real run
     assert draw(runs[0], figure, None) is None  # first draw: everything
     changed = draw(runs[1], figure, runs[0])  # a faster run: same rows, same time axis
@@ -109,5 +114,5 @@ def test_a_new_run_redraws_only_its_bars_on_one_time_axis():
     assert len(drawn) == len(runs[1].bars_) + len(runs[1].idle_) and not figure.axes[0].patches
     assert all(c in drawn for c in [*runs[1].bars_.values(), *runs[1].idle_])
     axis = figure.axes[0].get_xlim()
-    assert draw(runs[2], figure, runs[1]) is None  # a slower run widens the time axis: drawn in full
+    assert draw(runs[2], figure, runs[1]) == [figure.axes[0]]  # a slower run widens the time axis: drawn in full
     assert figure.axes[0].get_xlim()[1] > axis[1] >= runs[1].timelines[0].total_time

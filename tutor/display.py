@@ -7,6 +7,9 @@
   when ``None``) without clearing what is already there, sets ``ax_``,
   ``figure_`` and the artist attributes its class documents (one name, one
   type), and returns ``disp``. A second kind of picture is ``plot(kind=...)``.
+* ``disp.replot(previous, ...)`` draws in place of ``previous``, a Display
+  drawn before, with the same keyword options as ``plot``, and returns the
+  artists that changed: the one redraw path of every explorer.
 * ``Cls.compare(displays, *, labels=None)`` puts several Displays of one kind
   into one Display that draws them together when you call ``plot``. It
   computes nothing and draws nothing by itself.
@@ -20,24 +23,71 @@
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 
 class Display:
-    """Base class of every Display. Subclasses implement ``from_*`` and ``plot``."""
+    """Base class of every Display. Subclasses implement ``from_*`` and ``plot``.
+
+    Every ``plot`` is recorded (see :class:`Drawing`): the Display knows which
+    artists it added to the figure, so :meth:`replot` can take them away again
+    without touching what the caller drew there.
+    """
+
+    def __init_subclass__(cls, **kwargs: Any):
+        super().__init_subclass__(**kwargs)
+        plot = cls.__dict__.get("plot")
+        if plot is not None and not getattr(plot, "records_drawing", False):
+            cls.plot = _recorded(plot)
 
     def plot(self, *, ax=None, title: str | None = None) -> "Display":  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def replot(self, previous: "Display", **kwargs: Any) -> "Display":
-        """Draw in place of ``previous``, a Display drawn before in a figure that an explorer owns.
+    def replot(self, previous: "Display", **options: Any) -> list:
+        """Draw in place of ``previous``, a Display drawn before; return the artists that changed.
 
-        This default clears ``previous``'s axes and draws anew; Displays that
-        can change only the data of what is drawn override it (faster).
+        ``options`` are this Display's ``plot`` options (``title=...``). When
+        ``previous`` is of the same kind and its picture can take the new
+        numbers, its artists are updated in place (:meth:`update_drawn`) and
+        only the ones that changed are returned. Otherwise what ``previous``
+        drew is removed, and this Display is drawn into the same axes with
+        ``plot``; the axes are returned then (everything in them changed).
+        Either way ``ax_`` is ``previous.ax_``, and what the caller drew
+        there stays.
+
+        >>> old = tutor.ShuffleDisplay.from_params(n_elements=10, buffer_size=2).plot()  # doctest: +SKIP
+        >>> new = tutor.ShuffleDisplay.from_params(n_elements=10, buffer_size=5)          # doctest: +SKIP
+        >>> new.replot(old)                                     # doctest: +SKIP
+        [<matplotlib.collections.PathCollection ...>, <matplotlib.lines.Line2D ...>, ...]
         """
-        ax = previous.ax_
-        ax.clear()
-        return self.plot(ax=ax, **kwargs)
+        drawing = _drawing_of(previous)
+        if type(previous) is type(self):
+            before = drawing.figure_artists()
+            changed = self.update_drawn(previous, **options)
+            if changed is not None:
+                self._drawing = drawing.passed_on(before)
+                return [artist for artist in changed if artist is not None]
+        drawing.remove()
+        for ax in drawing.target_axes:
+            ax.relim()
+            ax.set_autoscale_on(True)
+        self.plot(ax=drawing.target, **options)
+        return list(drawing.target_axes)
+
+    def update_drawn(self, previous: "Display", **options: Any) -> list | None:
+        """Change ``previous``'s artists to show this Display's numbers; return those that changed.
+
+        Called by :meth:`replot` with a ``previous`` of the same class. It sets
+        ``ax_``, ``figure_`` and the artist attributes as ``plot`` does. Return
+        None when the picture cannot take the new numbers (another number of
+        rows, say): ``replot`` then draws anew. This default always does.
+        """
+        return None
+
+    def remove_drawn(self) -> None:
+        """Take away every artist this Display's last ``plot`` added (nothing the caller drew)."""
+        _drawing_of(self).remove()
 
     @classmethod
     def compare(cls, displays: Sequence["Display"], *, labels: Sequence[str] | None = None) -> "ComparisonDisplay":
@@ -47,6 +97,92 @@ class Display:
         (one per Display) become their titles.
         """
         return ComparisonDisplay(_require_displays(displays, cls, f"{cls.__name__}.compare"), labels=labels)
+
+
+class Drawing:
+    """What one ``plot`` added to a figure: its target (the ``ax`` it drew into) and its own artists.
+
+    Own artists are the lines, patches, collections, texts, images, tables,
+    legends and inset or twin axes that were not in the figure before the
+    ``plot``; the axes it drew into are the target, not its own.
+    """
+
+    def __init__(self, figure, target, target_axes: list, artists: list):
+        self.figure, self.target, self.target_axes, self.artists = figure, target, target_axes, artists
+
+    @classmethod
+    def of_plot(cls, display: "Display", ax, before: list) -> "Drawing":
+        figure = display.figure_
+        if ax is None:  # a new figure: the axes it made are the target
+            target = display.axes_ if isinstance(getattr(display, "axes_", None), list) else display.ax_
+        else:
+            target = ax
+        target_axes = [target] if hasattr(target, "plot") else _flatten(target)
+        seen = {id(a) for a in before} | {id(a) for a in target_axes}
+        return cls(figure, target, target_axes, [a for a in drawn_artists(figure) if id(a) not in seen])
+
+    def figure_artists(self) -> list:
+        return drawn_artists(self.figure)
+
+    def passed_on(self, before: list) -> "Drawing":
+        """This drawing after an update in place: its artists still drawn, and those the update added."""
+        now = drawn_artists(self.figure)
+        current, known = {id(a) for a in now}, {id(a) for a in before}
+        kept = [a for a in self.artists if id(a) in current]
+        return Drawing(self.figure, self.target, self.target_axes, kept + [a for a in now if id(a) not in known])
+
+    def remove(self) -> None:
+        for artist in self.artists:
+            try:
+                artist.remove()
+            except (ValueError, NotImplementedError, AttributeError):  # gone already (the axes were cleared)
+                pass
+        self.artists = []
+
+
+def drawn_artists(figure) -> list:
+    """Everything plotting can add to ``figure``: axes, figure texts and legends, each axes' own artists."""
+    found = [*figure.axes, *figure.texts, *figure.legends]
+    todo = list(figure.axes)
+    while todo:
+        ax = todo.pop()
+        found += [*ax.lines, *ax.patches, *ax.collections, *ax.texts, *ax.images, *ax.tables, *ax.artists,
+                  *ax.child_axes]
+        legend = ax.get_legend()
+        if legend is not None:
+            found.append(legend)
+        todo += ax.child_axes
+    return found
+
+
+def _recorded(plot):
+    """Wrap a Display's ``plot`` so that it records its :class:`Drawing` on the Display."""
+
+    @functools.wraps(plot)
+    def recording_plot(self, *args, ax=None, **kwargs):
+        before = drawn_artists(_figure_of(ax)) if ax is not None else []
+        result = plot(self, *args, ax=ax, **kwargs)
+        self._drawing = Drawing.of_plot(self, ax, before)
+        return result
+
+    recording_plot.records_drawing = True
+    return recording_plot
+
+
+def _figure_of(ax):
+    first = ax if hasattr(ax, "plot") else _flatten(ax)[0]
+    return first.figure
+
+
+def _drawing_of(display) -> Drawing:
+    drawing = getattr(display, "_drawing", None)
+    if not isinstance(display, Display):
+        raise TypeError(f"replot expects the Display drawn before (one you called plot() on), "
+                        f"got {type(display).__name__}.")
+    if drawing is None:
+        raise ValueError(f"replot: this {type(display).__name__} has not been drawn yet; call its plot() first, "
+                         "or plot() the new Display instead.")
+    return drawing
 
 
 class ComparisonDisplay(Display):
@@ -119,6 +255,19 @@ class ComparisonDisplay(Display):
             figure.suptitle(title)
         self.axes_, self.ax_, self.figure_ = axes[:n], axes[0], figure
         return self
+
+    def update_drawn(self, previous: "ComparisonDisplay", *, title: str | None = None, ncols: int = 2) -> list | None:
+        """Replot each Display over its counterpart in ``previous``; None when the two hold other kinds or counts."""
+        pairs = list(zip(self.displays, previous.displays))
+        if len(self.displays) != len(previous.displays) or any(type(a) is not type(b) for a, b in pairs):
+            return None
+        changed = []
+        for k, (display, before) in enumerate(pairs):
+            changed += display.replot(before, title=None if self.labels is None else self.labels[k])
+        if title is not None:
+            changed.append(previous.figure_.suptitle(title))
+        self.axes_, self.ax_, self.figure_ = previous.axes_, previous.ax_, previous.figure_
+        return changed
 
 
 def new_axes(ax, figsize: tuple[float, float]):

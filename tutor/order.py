@@ -9,6 +9,7 @@ import tensorflow as tf
 from . import style
 from ._validate import require_dataset, require_integer_ids, require_positive_int
 from .display import Display, new_axes
+from .grain_reading import is_grain_dataset, read_ids
 from .reading import read
 from .stats import epochs_of
 
@@ -64,18 +65,26 @@ class BatchOrderDisplay(Display):
     # ----------------------------------------------------------------- compute
     @classmethod
     def from_dataset(
-        cls, dataset: tf.data.Dataset, *, max_batches: int = 50, code: str | None = None, note: str | None = None
+        cls, dataset, *, max_batches: int = 50, code: str | None = None, note: str | None = None
     ) -> "BatchOrderDisplay":
         """Read up to ``max_batches`` batches of integer ids from ``dataset``.
+
+        ``dataset`` is a ``tf.data.Dataset`` or a Grain ``MapDataset`` / ``IterDataset``.
 
         >>> BatchOrderDisplay.from_dataset(tf.data.Dataset.range(5).batch(2)).batches
         [[0, 1], [2, 3], [4]]
         """
-        require_dataset(dataset, "BatchOrderDisplay.from_dataset")
-        require_integer_ids(dataset, "BatchOrderDisplay.from_dataset")
-        max_batches = require_positive_int(max_batches, "max_batches", "BatchOrderDisplay.from_dataset")
-        batched = dataset.element_spec.shape.rank == 1
-        result = read(dataset, max_elements=max_batches, where="BatchOrderDisplay.from_dataset")
+        where = "BatchOrderDisplay.from_dataset"
+        grain = is_grain_dataset(dataset)  # a grain.MapDataset or IterDataset is read the same way, bounded too
+        if not grain:
+            require_dataset(dataset, where)
+            require_integer_ids(dataset, where)
+        max_batches = require_positive_int(max_batches, "max_batches", where)
+        if grain:
+            result, batched = read_ids(dataset, max_elements=max_batches, where=where)
+        else:
+            batched = dataset.element_spec.shape.rank == 1
+            result = read(dataset, max_elements=max_batches, where=where)
         rows = [np.atleast_1d(value).tolist() for value in result.elements]
         return cls(rows, batched=batched, truncated=result.more, code=code, note=note)
 
@@ -166,20 +175,18 @@ class BatchOrderDisplay(Display):
         self._fill(title)
         return self
 
-    def replot(self, previous: "BatchOrderDisplay", *, title: str | None = None) -> "BatchOrderDisplay":
-        """Draw in place of ``previous`` (drawn before, in a figure an explorer owns), reusing its artists.
+    def update_drawn(self, previous: "BatchOrderDisplay", *, title: str | None = None) -> list | None:
+        """Refill ``previous``'s cells, labels and limits with these batches (see :meth:`Display.replot`).
 
-        Cells, labels and limits change in place; the axes are cleared and
-        drawn anew only when ``previous`` was drawn otherwise (batched or not).
+        None (draw anew) when ``previous`` was drawn otherwise (batched or not).
+        Cells, labels and the legend all move, so the whole axes changed.
         """
-        if previous.batched != self.batched or not hasattr(previous, "_pools"):
-            ax = previous.ax_
-            ax.clear()
-            return self.plot(ax=ax, title=title)
+        if previous.batched != self.batched:
+            return None
         self.ax_, self.figure_, self.cells_ = previous.ax_, previous.figure_, previous.cells_
         self._pools, self._note, self._epoch_count = previous._pools, previous._note, previous._epoch_count
         self._fill(title)
-        return self
+        return [self.ax_]
 
     def _rows(self) -> tuple[list, list]:
         if self.batched:

@@ -9,6 +9,7 @@ import tensorflow as tf
 from . import style
 from ._validate import require_dataset, require_integer_ids, require_positive_int
 from .display import Display, new_axes
+from .grain_reading import is_grain_dataset, read_ids
 from .reading import read
 from .stats import epoch_stats, epochs_of, format_correlation, shuffle_stats
 
@@ -100,10 +101,12 @@ class ShuffleDisplay(Display):
 
     @classmethod
     def from_dataset(
-        cls, dataset: tf.data.Dataset, *, max_elements: int = 1000, n_elements: int | None = None,
+        cls, dataset, *, max_elements: int = 1000, n_elements: int | None = None,
         buffer_size: int | None = None,
     ) -> "ShuffleDisplay":
         """Read up to ``max_elements`` integer ids from any pipeline (batches are flattened).
+
+        ``dataset`` is a ``tf.data.Dataset`` or a Grain ``MapDataset`` / ``IterDataset``.
 
         Pass ``buffer_size`` (the shuffle's) to draw its limit line, and
         ``n_elements`` when one epoch is not simply ``max(id) + 1`` elements.
@@ -112,14 +115,22 @@ class ShuffleDisplay(Display):
         [0, 1, 2, 3, 4]
         """
         where = "ShuffleDisplay.from_dataset"
-        require_dataset(dataset, where)
-        require_integer_ids(dataset, where)
+        grain = is_grain_dataset(dataset)  # a grain.MapDataset or IterDataset is read the same way, bounded too
+        if not grain:
+            require_dataset(dataset, where)
+            require_integer_ids(dataset, where)
         max_elements = require_positive_int(max_elements, "max_elements", where)
         if buffer_size is not None:
             buffer_size = _buffer_size(buffer_size, where)
-        if dataset.element_spec.shape.rank == 1:
-            dataset = dataset.unbatch()
-        result = read(dataset, max_elements=max_elements, where=where)
+        if grain:
+            result, _ = read_ids(dataset, max_elements=max_elements, where=where)
+            flat = np.concatenate([np.atleast_1d(e) for e in result.elements]) if result.elements else []
+            result.more = result.more or len(flat) > max_elements
+            result.elements = list(flat[:max_elements])
+        else:
+            if dataset.element_spec.shape.rank == 1:
+                dataset = dataset.unbatch()
+            result = read(dataset, max_elements=max_elements, where=where)
         if not result.elements:
             raise ValueError(f"{where}: the dataset is empty, so there is no order to show.")
         return cls(np.array(result.elements, dtype=np.int64), n_elements=n_elements, buffer_size=buffer_size,
@@ -171,27 +182,34 @@ class ShuffleDisplay(Display):
         self.ax_, self.figure_ = ax, fig
         return self
 
-    def replot(self, previous: "ShuffleDisplay", *, title: str | None = None) -> "ShuffleDisplay":
-        """Draw in place of ``previous`` (drawn before, in a figure an explorer owns), changing only data.
+    def update_drawn(self, previous: "ShuffleDisplay", *, title: str | None = None,
+                     show_limit: bool = True) -> list | None:
+        """Move ``previous``'s dots and limit line to this order (see :meth:`Display.replot`).
 
-        When the layout differs (number of elements or points, limit shown or
-        not), ``previous``'s axes are cleared and drawn anew.
+        None (draw anew) when the layout differs: the number of elements or
+        points, or whether the limit is shown.
         """
+        shows_limit = show_limit and self.buffer_size is not None
         same = (previous.n_elements == self.n_elements and previous.order.size == self.order.size
-                and (previous.limit_ is None) == (self.buffer_size is None))
-        ax = previous.ax_
+                and (previous.limit_ is not None) == shows_limit)
         if not same:
-            ax.clear()
-            return self.plot(ax=ax, title=title)
+            return None
+        ax = previous.ax_
         self.points_, self.limit_ = previous.points_, previous.limit_
         self.points_.set_offsets(np.column_stack([np.arange(self.order.size), self.order]))
         self.points_.set_facecolor(self._colours())
+        changed = [self.points_]
         if self.limit_ is not None:
             self.limit_.set_data(*self._limit_line())
-            ax.get_legend().get_texts()[0].set_text(self._limit_label())
-        ax.set_title(self._default_title() if title is None else title, loc="left")
+            legend = ax.get_legend()
+            legend.get_texts()[0].set_text(self._limit_label())
+            changed += [self.limit_, legend]
+        heading = self._default_title() if title is None else title
+        if heading != ax.get_title(loc="left"):  # a new title may need new margins: everything changed
+            ax.set_title(heading, loc="left")
+            changed = [ax]
         self.ax_, self.figure_ = ax, previous.figure_
-        return self
+        return changed
 
     def _colours(self) -> list[str]:
         return [style.color(e if e < 7 else 7) for e in self.epochs.tolist()]

@@ -11,8 +11,7 @@ import subprocess
 
 import pytest
 
-import explorer_page
-import harness
+from tools.browser import explorer_page, harness
 
 REQUESTED = os.environ.get("TUTOR_BROWSER_TESTS") == "1"
 

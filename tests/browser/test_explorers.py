@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-import explorer_page
-import harness
+from tools.browser import explorer_page, harness
 
 
 @pytest.mark.parametrize("lesson", harness.lessons_with_explorers())

@@ -5,8 +5,7 @@ import os
 
 import pytest
 
-import explorer_page
-import harness
+from tools.browser import explorer_page, harness
 
 LESSON = os.environ.get("TUTOR_NOTEBOOK7_LESSON", "03_shuffle")  # override only while developing
 

@@ -39,6 +39,7 @@ class AugmentationGridDisplay(Display):
     ----------
     axes_ : list of Axes, one per image
     ims_ : list of AxesImage, one per image
+    headline_ : Text, the grid's title (the figure's suptitle, or the left title of the one Axes given)
     ax_, figure_ : the first of ``axes_`` and the Figure
     """
 
@@ -181,32 +182,34 @@ class AugmentationGridDisplay(Display):
             self.ims_.append(im)
         headline = self.title if title is None else title
         if ax is None or not hasattr(ax, "plot"):
-            figure.suptitle(headline)
+            self.headline_ = figure.suptitle(headline)
         else:
-            ax.set_title(headline, loc="left")
+            self.headline_ = ax.set_title(headline, loc="left")
         self.axes_, self.ax_, self.figure_ = axes[:k], axes[0], figure
         return self
 
-    def replot(self, previous: "AugmentationGridDisplay") -> "AugmentationGridDisplay":
-        """Draw in place of ``previous`` (drawn before, in a figure an explorer owns), swapping only pixels and titles.
+    def update_drawn(self, previous: "AugmentationGridDisplay", *, title: str | None = None,
+                     cmap: str = "gray") -> list | None:
+        """Swap the pixels and titles of ``previous``'s pictures (see :meth:`Display.replot`).
 
-        Falls back to clearing ``previous``'s axes and drawing anew when the
-        number or shape of the images changed.
+        None (draw anew) when the number, shape or type of the images changed.
         """
         same = (len(previous.titles) == len(self.titles) and previous.images.shape[1:] == self.images.shape[1:]
                 and previous.images.dtype == self.images.dtype)
         if not same:
-            for a in previous.axes_:
-                a.clear()
-            return self.plot(ax=previous.axes_)
+            return None
         lo, hi = self._range()
+        changed = []
         for im, a, image, name in zip(previous.ims_, previous.axes_, self._for_imshow(), self.titles):
             im.set_data(image)
             im.set_clim(lo, hi)
-            a.set_title(name, fontsize="small", y=1.0, pad=2)
-        previous.figure_.suptitle(self.title)
+            im.set_cmap(cmap)
+            changed += [im, a.set_title(name, fontsize="small", y=1.0, pad=2)]
+        previous.headline_.set_text(self.title if title is None else title)
+        changed.append(previous.headline_)
         self.axes_, self.ims_, self.ax_, self.figure_ = previous.axes_, previous.ims_, previous.ax_, previous.figure_
-        return self
+        self.headline_ = previous.headline_
+        return changed
 
     def _grid_axes(self, ax, k: int) -> list:
         if ax is None:

@@ -17,17 +17,30 @@
 * :class:`TimelineDisplay` draws one or several timelines as a Gantt chart.
 * :func:`naive_options` turns off tf.data's automatic speed-ups for a fair baseline.
 * :func:`sleep_work`, :func:`python_busy_work`, :func:`tf_busy_work`: work of a known cost.
+* :func:`explorer_pipeline`, :class:`RunBook`, :func:`step_period`: the timeline explorer's pipeline and its runs.
 """
 from .display import TimelineDisplay
-from .events import CONSUMER, Timeline, physical_limit
+from .events import Timeline, physical_limit
 from .pipeline import Pipeline, naive_options
 from .profiler import ProfilerBusyError, ProfileTimeout, profile
 from .record import record
+from .runs import EPOCHS, FILES, RECORDS, STEPS, DecodeCost, Prebuilt, RunBook, explorer_pipeline, pipeline_code, step_period
+from .schema import CONSUMER
 from .simulate import simulate
 from .work import busy_wait, fitted_tf_busy_work, python_busy_work, seconds_per_element, sleep_work, tf_busy_work
 
 __all__ = [
     "CONSUMER",
+    "DecodeCost",
+    "EPOCHS",
+    "FILES",
+    "Prebuilt",
+    "RECORDS",
+    "RunBook",
+    "STEPS",
+    "explorer_pipeline",
+    "pipeline_code",
+    "step_period",
     "Pipeline",
     "ProfileTimeout",
     "ProfilerBusyError",

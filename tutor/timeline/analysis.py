@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .intervals import merge_intervals, overlap_length, union_length
+from .schema import CONSUMER
 
 #: :attr:`WhoHoldsTime.bottleneck` names the consumer when it waits on stages' own work less than this
 #: fraction of the run.
@@ -193,8 +194,6 @@ class WhoHoldsTime:
            its share counts for the nearest stage upstream of it that does
            work (:meth:`working_stage`).
         """
-        from .events import CONSUMER
-
         passive = set(self.meta.get("passive_stages", ()))
         buffers = set(self.buffer_stages)
         candidates = [s for s in self.stages if s not in passive and s not in buffers]

@@ -1,15 +1,16 @@
 """TimelineDisplay: a Gantt chart of a pipeline, one row per stage plus the consumer."""
 from __future__ import annotations
 
-import heapq
 from typing import Sequence
 
 import numpy as np
 
 from .. import style
-from .._validate import require_choice
+from .._validate import require_choice, require_seconds
 from ..display import Display, new_axes
-from .events import CONSUMER, Timeline
+from .events import Timeline
+from .intervals import assign_lanes
+from .schema import CONSUMER
 
 #: Colour of the consumer's waiting time.
 IDLE_COLOUR = "#BBBBBB"
@@ -18,32 +19,6 @@ CALL_ALPHA = 0.4
 #: Names of the two sub-rows of such a stage, and the room between them (y units; a lane is at most 0.8).
 RUNS, CALLS = "function runs", "calls"
 SUBROW_GAP = 0.1
-
-
-def assign_lanes(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Give overlapping bars different lanes (0, 1, ...) so parallel work is visible.
-
-    Each bar, in order of its start, takes the lowest lane that is free by
-    then (two heaps: O(n log n), however many bars overlap).
-
-    >>> assign_lanes(np.array([0.0, 0.5, 2.0]), np.array([1.0, 1.5, 3.0])).tolist()
-    [0, 1, 0]
-    """
-    lanes = np.zeros(len(starts), dtype=np.int64)
-    busy: list[tuple[float, int]] = []  # (free at, lane) of lanes in use
-    free: list[int] = []                # lanes free again, lowest first
-    n_lanes = 0
-    for j in np.argsort(starts, kind="stable").tolist():
-        start = float(starts[j])
-        while busy and busy[0][0] <= start + 1e-9:
-            heapq.heappush(free, heapq.heappop(busy)[1])
-        if free:
-            lane = heapq.heappop(free)
-        else:
-            lane, n_lanes = n_lanes, n_lanes + 1
-        lanes[j] = lane
-        heapq.heappush(busy, (float(ends[j]), lane))
-    return lanes
 
 
 class TimelineDisplay(Display):
@@ -132,8 +107,11 @@ class TimelineDisplay(Display):
 
     # -------------------------------------------------------------------- draw
     def plot(self, *, ax=None, title: str | None = None, color_by: str = "step",
-             figsize: tuple[float, float] | None = None) -> "TimelineDisplay":
+             figsize: tuple[float, float] | None = None, time_limit: float | None = None) -> "TimelineDisplay":
         """Draw the Gantt chart; returns ``self``.
+
+        ``time_limit``: the right end of the time axis in seconds (default: the
+        longest timeline plus 2%); a fixed one lets several runs be compared.
 
         ``color_by="step"`` colours each bar by the consumer step that used its
         element (the same colour across rows is the same data); ``"epoch"``
@@ -144,6 +122,10 @@ class TimelineDisplay(Display):
         from matplotlib.collections import PolyCollection
 
         require_choice(color_by, "color_by", "TimelineDisplay.plot", ("step", "epoch"))
+        if time_limit is not None:
+            time_limit = require_seconds(time_limit, "time_limit", "TimelineDisplay.plot")
+            if time_limit == 0:
+                raise ValueError("TimelineDisplay.plot: time_limit must be more than 0 seconds (or None: fit the runs).")
         if color_by == "epoch":
             _require_epochs(self.timelines, self.labels)
         layouts = [[row_parts(tl, row) for row in [*tl.stages, CONSUMER]] for tl in self.timelines]
@@ -178,14 +160,34 @@ class TimelineDisplay(Display):
         ax.set_ylim(y, -0.35)
         ax.set_yticks(ticks)
         ax.set_yticklabels(ticklabels)
-        ax.set_xlim(0, max(self.total_times + [1e-3]) * 1.02)
+        right = max(self.total_times + [1e-3]) * 1.02 if time_limit is None else time_limit
+        ax.set_xlim(0, right)
         ax.set_xlabel("time since the iterator was created (s)")
         ax.set_ylabel("stage")
         if title is None:
             title = ("Which rows are busy, and how long does the consumer wait (grey)?" if len(self.timelines) > 1
                      else "Who is busy when? Grey = the consumer waits for input")
         ax.set_title(title)
+        self._layout = (y, tuple(ticks), tuple(ticklabels), right, title)
         return self
+
+    def update_drawn(self, previous: "TimelineDisplay", **options) -> list | None:
+        """Take away ``previous``'s bars and draw these in the same axes (see :meth:`Display.replot`).
+
+        Removing one run's artists costs far less than clearing the axes. When
+        the rows, their lanes, the time axis and the title stay as they were,
+        only the new bars, waits and labels changed and are returned; otherwise
+        the axes (everything changed). None (draw anew) for another number of
+        timelines.
+        """
+        if len(previous.timelines) != len(self.timelines):
+            return None
+        ax = previous.ax_
+        previous.remove_drawn()
+        self.plot(ax=ax, **options)
+        if self._layout != previous._layout:
+            return [ax]
+        return list(self._drawing.artists)  # what this plot added: bars, waits, end lines, labels
 
     @staticmethod
     def _draw_idle(ax, tl: Timeline, y: float, height: float):

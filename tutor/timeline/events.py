@@ -7,37 +7,17 @@ can be drawn, compared and explained the same way.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from .analysis import INPUT_BOUND_WAIT, WhoHoldsTime
 from .intervals import merge_intervals, overlap_length, union_length
+from .schema import CONSUMER, EVENT_DTYPE, STEP_DTYPE, make_events, make_steps
+from .trace import write_trace
 
 __all__ = ["CONSUMER", "EVENT_DTYPE", "INPUT_BOUND_WAIT", "STEP_DTYPE", "Timeline", "make_events", "make_steps",
            "merge_intervals", "overlap_length", "physical_limit", "union_length"]
-
-#: Name of the consumer row (the training step, "the accelerator").
-CONSUMER = "consumer"
-
-#: dtype of :attr:`Timeline.events`: one row per piece of work.
-EVENT_DTYPE = np.dtype(
-    [("stage", "U32"), ("element", "i8"), ("step", "i8"), ("epoch", "i8"), ("start", "f8"), ("end", "f8")]
-)
-
-#: dtype of :attr:`Timeline.steps`: one row per consumer step.
-STEP_DTYPE = np.dtype([("step", "i8"), ("request", "f8"), ("start", "f8"), ("end", "f8")])
-
-
-def make_events(rows: Iterable[tuple]) -> np.ndarray:
-    """A structured array with :data:`EVENT_DTYPE` from ``(stage, element, step, epoch, start, end)`` rows."""
-    return np.array(list(rows), dtype=EVENT_DTYPE)
-
-
-def make_steps(rows: Iterable[tuple]) -> np.ndarray:
-    """A structured array with :data:`STEP_DTYPE` from ``(step, request, start, end)`` rows."""
-    return np.array(list(rows), dtype=STEP_DTYPE)
-
 
 class Timeline(WhoHoldsTime):
     """What happened, stage by stage and element by element, in one run.
@@ -189,8 +169,6 @@ class Timeline(WhoHoldsTime):
         """Write Chrome trace-event JSON (opens in https://ui.perfetto.dev and chrome://tracing); return the path.
 
         One track per stage (several when its work overlaps), the consumer's steps and its waits for input."""
-        from .profiler.chrome import write_trace
-
         return write_trace(self, path)
 
     def summary(self) -> dict:

@@ -15,7 +15,8 @@ import numpy as np
 import tensorflow as tf
 
 from .._validate import require_positive_int
-from .events import CONSUMER, Timeline, make_events, make_steps
+from .events import Timeline
+from .schema import CONSUMER, make_events, make_steps
 from .pipeline import Pipeline, call_like_map
 
 #: The longest run record() agrees to make, so that nothing hangs a notebook.

@@ -30,7 +30,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._validate import require_positive_int, require_seconds
-from .events import CONSUMER, Timeline, make_events, make_steps
+from .events import Timeline
+from .schema import CONSUMER, make_events, make_steps
 
 
 def _parse_stages(stages: Sequence[Any], parallel: int) -> list[tuple[str, float, int]]:

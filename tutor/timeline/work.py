@@ -21,6 +21,7 @@ from typing import Callable
 import tensorflow as tf
 
 from .._validate import require_positive_int, require_seconds
+from .pipeline import naive_options
 
 
 def _through_py_function(work: Callable[[], None]) -> Callable:
@@ -110,8 +111,6 @@ def tf_busy_work(repeats: int = 20, size: int = 96) -> Callable:
 
 def seconds_per_element(fn: Callable, n: int = 100) -> float:
     """Seconds per element of ``range(n).map(fn).batch(50)``, automatic speed-ups off, after one warm-up pass."""
-    from .pipeline import naive_options
-
     ds = tf.data.Dataset.range(n).map(fn).batch(50).with_options(naive_options())
     for _ in ds:
         pass

@@ -100,7 +100,7 @@ class Lookahead:
     Parameters
     ----------
     explorer : Explorer
-        Its ``_compute``, ``_draw`` and ``_describe`` are used (held weakly).
+        Its ``_compute``, ``draw`` and ``_describe`` are used (held weakly).
     figsize, margins
         As the explorer's; the hidden figure follows the explorer's size.
     """

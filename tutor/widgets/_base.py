@@ -5,9 +5,10 @@ import time
 from typing import Any, Callable, Mapping
 
 import ipywidgets as widgets
+from matplotlib.axes import Axes
 
 from .. import render, style
-from . import _frontend
+from . import _frontend, _static
 from ._ahead import DRAWING, Frame, Lookahead, neighbours
 from ._canvas import ExplorerCanvas
 
@@ -15,7 +16,7 @@ from ._canvas import ExplorerCanvas
 PANEL_WIDTH = 270
 
 
-class Explorer(widgets.Box):
+class Explorer(_static.StaticFallback, widgets.Box):
     """Controls beside one matplotlib figure that is redrawn whenever a control changes.
 
     The picture is drawn at the size the browser shows it at, times the
@@ -30,19 +31,21 @@ class Explorer(widgets.Box):
         Their ``.value`` are passed to ``compute`` as keyword arguments.
     compute : callable
         ``compute(**values) -> Display``; runs the real pipeline.
-    draw : callable, optional
-        ``draw(display, figure, previous)``, where ``previous`` is the Display
-        drawn last (None the first time, and after a resize: draw afresh on
-        the cleared axes). Defaults to ``display.plot(ax=...)`` the first time
-        and ``display.replot(previous)`` after that. It may return the list of
-        artists it changed: the rest of the picture is then reused from the
-        previous frame instead of being drawn again.
+    options : callable, optional
+        ``options(display, previous) -> dict``: the keyword options of the
+        Display's ``plot`` (``title=...``), where ``previous`` is the Display
+        drawn last in that figure (None the first time and after a resize).
+        The explorer draws the first Display with ``plot(ax=..., **options)``
+        and every later one with ``replot(previous, **options)``, the one
+        redraw path: only the artists ``replot`` reports as changed are drawn
+        again, the rest of the picture comes from the previous frame.
+    axes : callable, optional
+        ``axes(figure, display)``: what the first ``plot`` draws into (the
+        figure's one Axes by default; the augmentation grid makes its own).
     describe : callable, optional
         ``describe(display, values) -> str`` (HTML) for the readout.
     figsize : (float, float)
         Preferred size in inches (96 CSS pixels each); its aspect ratio is kept.
-    columns : int
-        Accepted for compatibility; the controls now sit in one column.
     name : str
         Shown where widgets cannot render.
     margins : dict, optional
@@ -51,7 +54,7 @@ class Explorer(widgets.Box):
         Draw the states one key press away in the background while the
         explorer is shown (see :mod:`tutor.widgets._ahead`), so that the next
         key press finds its picture ready. Only for explorers whose
-        ``compute``, ``draw`` and ``describe`` depend on the values alone.
+        ``compute``, ``options`` and ``describe`` depend on the values alone.
 
     Attributes
     ----------
@@ -72,19 +75,19 @@ class Explorer(widgets.Box):
         controls: Mapping[str, widgets.Widget],
         compute: Callable[..., Any],
         *,
-        draw: Callable[[Any, Any, Any], Any] | None = None,
+        options: Callable[[Any, Any], dict] | None = None,
+        axes: Callable[[Any, Any], Any] | None = None,
         describe: Callable[[Any, dict], str] | None = None,
         figsize: tuple[float, float] = (7.5, 4.2),
-        columns: int = 3,
         name: str = "explorer",
         margins: dict | None = None,
         precompute: bool = False,
     ):
         self.name = name
         self.controls = dict(controls)
-        self.columns = columns
         self._compute = compute
-        self._draw = draw or _default_draw
+        self._options = options or (lambda disp, previous: {})
+        self._axes = axes or (lambda figure, disp: figure.axes[0])
         self._describe = describe or (lambda disp, values: _format_values(values))
         self._defaults = {key: c.value for key, c in self.controls.items()}
         self._holding = False
@@ -99,7 +102,7 @@ class Explorer(widgets.Box):
         self.canvas = ExplorerCanvas(figsize, margins)
         self.canvas.figure.add_subplot()
         self.lookahead = Lookahead(self, figsize, margins) if precompute else None
-        self.image = widgets.Image(format="png", layout=widgets.Layout(height="auto", max_width="100%"))
+        self.image = widgets.Image(format="png", layout=widgets.Layout(height="auto", max_width="100%", margin="0"))
         self.readout = widgets.HTML()
         self.reset_button = widgets.Button(description="reset", tooltip="Back to the starting values",
                                            layout=widgets.Layout(width="auto"))
@@ -127,8 +130,8 @@ class Explorer(widgets.Box):
         self.render()
 
     def __repr__(self) -> str:
-        # Shown as plain text where widgets cannot render (e.g. on GitHub); keep it short and stable.
-        return f"{self.name} (interactive: needs Jupyter with ipywidgets; the static figure above shows the same)"
+        # Where widgets do not render, the display bundle also holds a picture and this sentence (see _static.py).
+        return _static.plain_text(self.name)
 
     @property
     def display(self):
@@ -225,17 +228,28 @@ class Explorer(widgets.Box):
         self._plan()
 
 
+    def draw(self, disp, figure, previous) -> list | None:
+        """Draw ``disp`` into ``figure`` over ``previous``, the Display drawn there last; return what changed.
+
+        The first time (``previous`` None) the figure's axes are cleared and
+        ``disp`` is plotted: None, everything changed. After that,
+        ``disp.replot(previous)``: the artists that changed.
+        """
+        if previous is None:
+            for ax in figure.axes:
+                ax.clear()
+            disp.plot(ax=self._axes(figure, disp), **self._options(disp, None))
+            return None
+        return disp.replot(previous, **self._options(disp, previous))
+
     def _render_on(self, canvas, disp, previous):
         """Draw ``disp`` on ``canvas``'s figure over ``previous`` (None: from clear axes); returns the PNG.
 
-        Only the artists ``_draw`` reports as changed are rendered again, unless it reports None.
+        Only the artists that changed are rendered again; a changed Axes (or a first draw) means all of them.
         """
-        if previous is None:
-            for ax in canvas.figure.axes:
-                ax.clear()
-        changed = self._draw(disp, canvas.figure, previous)
-        full = previous is None or not isinstance(changed, (list, tuple))
-        return canvas.render(None if full else list(changed))
+        changed = self.draw(disp, canvas.figure, previous)
+        full = changed is None or any(isinstance(a, Axes) for a in changed)
+        return canvas.render(None if full else changed)
 
     def _paint(self, disp, values: dict) -> tuple[bytes, str]:
         """Draw ``disp`` (computed from ``values``) into the figure and show it."""
@@ -258,10 +272,7 @@ class Explorer(widgets.Box):
             return
         figure = self.canvas.figure
         with DRAWING:
-            if self._drawn is None:
-                for ax in figure.axes:
-                    ax.clear()
-            self._draw(self._current, figure, self._drawn)
+            self.draw(self._current, figure, self._drawn)
             self.canvas.invalidate()  # the artists changed without being drawn: the next frame is drawn in full
         self._drawn = self._current
 
@@ -280,13 +291,6 @@ class Explorer(widgets.Box):
             return
         states = neighbours(self.controls, self.values, self._last_change)
         self.lookahead.plan([(k, s) for s in states for k in [self._key(s)] if k is not None])
-
-
-def _default_draw(disp, figure, previous):
-    if previous is None:
-        disp.plot(ax=figure.axes[0])
-    else:
-        disp.replot(previous)
 
 
 def _direction(old, new) -> int:
@@ -310,7 +314,7 @@ def _compact(control: widgets.Widget) -> None:
 
 
 def _format_values(values: Mapping[str, Any]) -> str:
-    parts = [render.code(f"{k}={v!r}") for k, v in values.items()]
+    parts = [_frontend.code_html(f"{k}={v!r}") for k, v in values.items()]
     return " &nbsp; ".join(parts)
 
 

@@ -15,7 +15,7 @@ import io
 
 import numpy as np
 
-from .. import style
+from .layout import fit_margins, new_figure, shrink_wide_texts
 
 #: CSS pixels per inch, as browsers count them: a 10 pt label is 13.3 CSS pixels high.
 CSS_PX_PER_INCH = 96
@@ -49,7 +49,7 @@ class ExplorerCanvas:
             raise ValueError(f"figsize must be two positive numbers (inches), got {figsize!r}.")
         self.aspect = height / width
         self.preferred_width = width * CSS_PX_PER_INCH
-        self.figure = style.new_figure(width, height, margins=margins)
+        self.figure = new_figure(width, height, margins=margins)
         self.css_width, self.dpr = 0, 1.0
         #: (width, height) of the last PNG, in device pixels.
         self.pixel_size = (0, 0)
@@ -127,8 +127,8 @@ class ExplorerCanvas:
         canvas.draw()
         pad = PAD_PX * self.dpr
         for _ in range(5):  # tick labels change with the axes' size, titles with the margins: settle in a few rounds
-            shrunk = style.shrink_wide_texts(self.figure, canvas.get_renderer(), pad=pad)
-            moved = style.fit_margins(self.figure, canvas.get_renderer(), pad=pad)
+            shrunk = shrink_wide_texts(self.figure, canvas.get_renderer(), pad=pad)
+            moved = fit_margins(self.figure, canvas.get_renderer(), pad=pad)
             if not (shrunk or moved):
                 break
             canvas.draw()

@@ -29,10 +29,21 @@ ROOT_CLASS, PANEL_CLASS, PICTURE_CLASS, SIZE_CLASS = "tutor-explorer", "tutor-pa
 #: Added to the root while presentation mode is on: the panel (controls and readout) is zoomed.
 PRESENTING_CLASS = "tutor-presenting"
 
+#: Set by the page on an explorer narrower than ``NARROW_WIDTH`` CSS pixels (a side panel open, a small
+#: window): presentation mode then zooms the panel by ``NARROW_ZOOM`` only, so the picture keeps its room.
+NARROW_CLASS, NARROW_WIDTH, NARROW_ZOOM = "tutor-narrow", 1000, 1.15
+
+# No margin around the picture (the widget default is 2 px): it is drawn exactly as wide as its slot.
+# Toggle buttons wrap below their label instead of scrolling sideways (which cut the first letters of the label).
+# Code wraps at spaces and at the <wbr> that code_html() puts after dots and "(", not inside words.
 _CSS = """
+.{root} {{ max-width: 100%; box-sizing: border-box; }}
+.{root} .{picture} img {{ margin: 0; }}
+.{root} .{panel} .widget-toggle-buttons {{ flex-wrap: wrap; overflow: visible; }}
 .{root} .{panel} .widget-html-content {{ line-height: 1.35; }}
-.{root} .{panel} code {{ white-space: pre-wrap; overflow-wrap: anywhere; font-size: 92%; }}
+.{root} .{panel} code {{ white-space: pre-wrap; overflow-wrap: break-word; word-break: normal; font-size: 92%; }}
 .{root}.{presenting} .{panel} {{ zoom: {zoom}; }}
+.{root}.{presenting}.{narrow} .{panel} {{ zoom: {narrow_zoom}; }}
 """
 
 # Runs once per shown explorer (the root remembers it), then on every resize, debounced.
@@ -43,6 +54,7 @@ _PROBE_JS = """(function (img) {
   var input = root.querySelector('.%(size)s input');
   if (!slot || !input) return;
   root.tutorProbe = true;
+  function narrow() { root.classList.toggle('%(narrow)s', root.getBoundingClientRect().width < %(narrow_width)d); }
   var last = '', timer = null;
   function room() {
     var best = 0;
@@ -56,6 +68,7 @@ _PROBE_JS = """(function (img) {
   function send() {
     timer = null;
     if (!root.isConnected) return;
+    narrow();
     var width = Math.floor(slot.getBoundingClientRect().width);
     if (width <= 0) return;
     var value = [width, Math.floor(room()), window.devicePixelRatio || 1].join(' ');
@@ -66,7 +79,8 @@ _PROBE_JS = """(function (img) {
     input.dispatchEvent(new Event('change', {bubbles: true}));
   }
   function later() { if (timer) clearTimeout(timer); timer = setTimeout(send, 100); }
-  if (window.ResizeObserver) new ResizeObserver(later).observe(slot);
+  narrow();
+  if (window.ResizeObserver) { var watch = new ResizeObserver(later); watch.observe(slot); watch.observe(root); }
   window.addEventListener('resize', later);
   later();
 })(this);"""
@@ -74,10 +88,24 @@ _PROBE_JS = """(function (img) {
 
 def probe_html(zoom: float) -> str:
     """The hidden HTML widget's value: the explorer's CSS and the size script."""
-    css = _CSS.format(root=ROOT_CLASS, panel=PANEL_CLASS, presenting=PRESENTING_CLASS, zoom=f"{zoom:g}")
-    js = _PROBE_JS % {"root": ROOT_CLASS, "picture": PICTURE_CLASS, "size": SIZE_CLASS}
+    css = _CSS.format(root=ROOT_CLASS, panel=PANEL_CLASS, picture=PICTURE_CLASS, presenting=PRESENTING_CLASS,
+                      narrow=NARROW_CLASS, zoom=f"{zoom:g}", narrow_zoom=f"{min(zoom, NARROW_ZOOM):g}")
+    js = _PROBE_JS % {"root": ROOT_CLASS, "picture": PICTURE_CLASS, "size": SIZE_CLASS, "narrow": NARROW_CLASS,
+                      "narrow_width": NARROW_WIDTH}
     js = " ".join(line.strip() for line in js.splitlines())
     return f"<style>{css}</style><img src='data:,' alt='' style='display:none' onerror=\"{html.escape(js, quote=True)}\">"
+
+
+def code_html(text: str) -> str:
+    """``text`` as inline code for a readout: escaped, breakable at spaces and after dots and ``(`` only.
+
+    >>> code_html("ds.batch(4, drop_remainder=True)")
+    '<code>ds.<wbr>batch(<wbr>4, drop_remainder=True)</code>'
+    """
+    escaped = html.escape(str(text), quote=False)
+    for mark in (".", "("):
+        escaped = escaped.replace(mark, mark + "<wbr>")
+    return f"<code>{escaped}</code>"
 
 
 def parse_size(text: str) -> tuple[int, int, float] | None:

@@ -47,23 +47,17 @@ def augment_explorer(images=None, *, n: int = 16, degrees: float = 30.0, path: s
     def compute(degrees, path, seed):
         return rotation_grid(images, degrees=tuple(degrees), path=path, seed=seed, ncols=ncols, pipeline=False)
 
-    def draw(disp, figure, previous):
-        if previous is None:  # first draw, or a new size: build the grid
-            figure.clear()
-            nrows = -(-len(disp.titles) // ncols)
-            grid = figure.subplots(nrows, ncols, squeeze=False)
-            for spare in grid.ravel()[len(disp.titles):]:
-                spare.set_visible(False)
-            disp.plot(ax=grid)
-            return None
-        disp.replot(previous)  # swaps pixels and titles only
-        if disp.ims_ is not previous.ims_:
-            return None
-        return [*disp.ims_, *(a.title for a in disp.axes_), *figure.texts]
+    def grid(figure, disp):  # first draw, or a new size: build the grid; replot then swaps pixels and titles
+        figure.clear()
+        nrows = -(-len(disp.titles) // ncols)
+        axes = figure.subplots(nrows, ncols, squeeze=False)
+        for spare in axes.ravel()[len(disp.titles):]:
+            spare.set_visible(False)
+        return axes
 
     def describe(disp, values):
         lo, hi = values["degrees"]
         return f"<b>{html.escape(values['path'])}</b>: {len(disp.titles)} images, angles drawn in [{lo}°, {hi}°] with seed {values['seed']}"
 
-    return Explorer(controls, compute, draw=draw, describe=describe, figsize=(5.6, 6.2), name="augment_explorer",
+    return Explorer(controls, compute, axes=grid, describe=describe, figsize=(5.6, 6.2), name="augment_explorer",
                     precompute=True)

@@ -9,6 +9,7 @@ import tensorflow as tf
 
 from ..order import BatchOrderDisplay
 from ._base import Explorer, int_slider
+from ._frontend import code_html
 
 
 class Order(NamedTuple):
@@ -39,14 +40,7 @@ ORDERS = {
         "ds.repeat({r}).shuffle({k}, seed={s}).batch({b}, drop_remainder={d})", True, True),
 }
 
-#: Names of earlier versions, still accepted as ``order=``.
-ALIASES = {"batch→repeat": "ds.batch().repeat()", "repeat→batch": "ds.repeat().batch()",
-           "shuffle→batch→repeat": "ds.shuffle().batch().repeat()", "batch→shuffle": "ds.batch().shuffle().repeat()",
-           "repeat→shuffle": "ds.repeat().shuffle().batch()"}
-
-
 def _order(order: str) -> str:
-    order = ALIASES.get(order, order)
     if order not in ORDERS:
         raise ValueError(f"order must be one of {list(ORDERS)}, got {order!r}.")
     return order
@@ -126,20 +120,14 @@ def order_explorer(
                                              drop_remainder=drop_remainder), n_elements)
         return disp
 
-    def draw(disp, figure, previous):
-        title = disp.note  # one line; the code is in the readout
-        if previous is None:
-            disp.plot(ax=figure.axes[0], title=title)
-        else:
-            disp.replot(previous, title=title)
-        return None  # cells, labels and legend all move: a full draw
+    def options(disp, previous):
+        return {"title": disp.note}  # one line; the code is in the readout
 
     def describe(disp, values):
-        code = html.escape(disp.code)
         sizes = ", ".join(map(str, disp.batch_sizes)) or "none"
         mixed = len(disp.mixed_batches)
-        return (f"<code>{code}</code><br><b>{html.escape(disp.note)}</b><br>"
+        return (f"{code_html(disp.code)}<br><b>{html.escape(disp.note)}</b><br>"
                 f"batch sizes: {sizes}<br>batches mixing epochs: {mixed}")
 
-    return Explorer(controls, compute, draw=draw, describe=describe, figsize=(7.5, 4.6), name="order_explorer",
+    return Explorer(controls, compute, options=options, describe=describe, figsize=(7.5, 4.6), name="order_explorer",
                     precompute=True)

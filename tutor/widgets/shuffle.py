@@ -7,6 +7,7 @@ from .. import render
 from ..shuffle import ShuffleDisplay
 from ..stats import format_correlation
 from ._base import Explorer, int_slider
+from ._frontend import code_html
 
 TITLE = "Input id against output position"
 
@@ -48,15 +49,6 @@ def shuffle_explorer(n_elements: int = 100, buffer_size: int = 10, seed: int = 0
         return ShuffleDisplay.from_params(n_elements=n_elements, buffer_size=buffer_size, seed=seed, epochs=epochs,
                                           reshuffle_each_iteration=reshuffle_each_iteration)
 
-    def draw(disp, figure, previous):
-        if previous is None:
-            disp.plot(ax=figure.axes[0], title=TITLE)
-            return None
-        disp.replot(previous, title=TITLE)
-        if disp.points_ is not previous.points_:  # the layout changed: replot drew everything anew
-            return None
-        return [disp.points_, disp.limit_, disp.ax_.get_legend()]
-
     def describe(disp, values):
         code = (f"Dataset.range({n_elements}).shuffle(buffer_size={values['buffer_size']}, seed={values['seed']}, "
                 f"reshuffle_each_iteration={values['reshuffle_each_iteration']}).repeat({values['epochs']})")
@@ -66,7 +58,7 @@ def shuffle_explorer(n_elements: int = 100, buffer_size: int = 10, seed: int = 0
             same = " (= epoch 1)" if e and s["same_as_first"] else ""
             rows.append([f"{e + 1}{same}", rho, f"{s['moved']} of {s['size']}", s["max_moved_earlier"]])
         table = render.table(rows, header=["epoch", "Spearman ρ", "moved", "earliest"])
-        return f"{render.code(code)}{table}<small>{render.escape(MEANING)}</small>"
+        return f"{code_html(code)}{table}<small>{render.escape(MEANING)}</small>"
 
-    return Explorer(controls, compute, draw=draw, describe=describe, figsize=(7.0, 4.4), name="shuffle_explorer",
+    return Explorer(controls, compute, options=lambda disp, previous: {"title": TITLE}, describe=describe, figsize=(7.0, 4.4), name="shuffle_explorer",
                     precompute=True)

@@ -9,6 +9,7 @@ import tensorflow as tf
 
 from ..sources import SourceDisplay
 from ._base import Explorer
+from ._frontend import code_html
 
 #: The transformations the explorer runs, and the controls each one uses.
 TRANSFORMATIONS = {
@@ -104,7 +105,7 @@ def _check(value, description):
 def sources_explorer(transformation: str = "interleave") -> Explorer:
     """Pick a transformation and move its controls; the real pipeline runs on every change.
 
-    Only the controls of the chosen transformation are enabled: ``cycle_length``
+    Only the controls of the chosen transformation are shown: ``cycle_length``
     and ``block_length`` for ``interleave``; the weights of sources A, B, C,
     ``stop_on_empty_dataset`` and ``seed`` for ``sample_from_datasets``;
     ``size``, ``shift``, ``stride`` and ``drop_remainder`` for ``window``; the
@@ -134,11 +135,12 @@ def sources_explorer(transformation: str = "interleave") -> Explorer:
                                              continuous_update=False, style={"description_width": "initial"}),
     }
 
-    def applicable(change=None):
+    def applicable(change=None):  # only the chosen transformation's controls are shown: a short panel
         used = TRANSFORMATIONS[controls["transformation"].value]
         for name, control in controls.items():
             if name != "transformation":
                 control.disabled = name not in used
+                control.layout.display = None if name in used else "none"
 
     controls["transformation"].observe(applicable, names="value")  # registered first: runs before the redraw
     applicable()
@@ -146,15 +148,13 @@ def sources_explorer(transformation: str = "interleave") -> Explorer:
     def compute(transformation, **values):
         return explorer_display(transformation, **values)
 
-    def draw(disp, figure, previous):
-        ax = figure.axes[0]
-        ax.clear()
+    def options(disp, previous):
         # The code line is in the readout; a one-line title draws faster and never overflows.
-        disp.plot(ax=ax, title=disp.default_title().splitlines()[-1])
+        return {"title": disp.default_title().splitlines()[-1]}
 
     def describe(disp, values):
         counts = " &nbsp; ".join(f"{html.escape(k)}: {v}" for k, v in disp.counts.items())
-        return f"<code>{html.escape(disp.code)}</code><br>cells per source: {counts}"
+        return f"{code_html(disp.code)}<br>cells per source: {counts}"
 
-    return Explorer(controls, compute, draw=draw, describe=describe, figsize=(7.5, 4.2), columns=3,
+    return Explorer(controls, compute, options=options, describe=describe, figsize=(7.5, 4.2),
                     name="sources_explorer")

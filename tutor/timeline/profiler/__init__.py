@@ -9,7 +9,6 @@
 * :mod:`.xspace`: reads the XSpace protobuf the profiler writes.
 * :mod:`.links`: which iterator call waited for which (nesting, and hand-overs across buffers).
 * :mod:`.build`: stage names after TensorFlow's rewrites, notes on the rewrites, the Timeline.
-* :mod:`.chrome`: any Timeline as Chrome trace-event JSON (:meth:`Timeline.save_trace`).
 """
 from .run import MAX_STEPS, ProfilerBusyError, ProfileTimeout, profile
 

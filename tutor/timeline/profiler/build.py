@@ -30,7 +30,8 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
-from ..events import CONSUMER, Timeline, make_events, make_steps
+from ..events import Timeline
+from ..schema import CONSUMER, make_events, make_steps
 from .epochs import call_epochs, unknown_epochs
 from .links import CallGraph
 from .xspace import Event

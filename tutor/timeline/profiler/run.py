@@ -29,7 +29,7 @@ import tensorflow as tf
 
 from ..._quiet import stderr_to_devnull
 from ..._validate import require_dataset, require_positive_int, require_seconds
-from ...reading import cancellable_next
+from ...reading import abandon, cancellable_next
 from ..events import Timeline
 from ..pipeline import Pipeline, call_like_map
 from .build import build_timeline
@@ -167,14 +167,14 @@ def _start_profiler(logdir: str) -> None:
 
 def _run(ds, steps: int, step_time: float, train_step: Callable | None, timeout: float) -> int:
     """Take ``steps`` elements in a helper thread, with markers; return how many steps ran."""
-    state: dict[str, Any] = {"done": 0, "cancel": lambda: None, "error": None}
+    state: dict[str, Any] = {"done": 0, "cancel": lambda: None, "error": None, "iterator": None}
     finished = threading.Event()
 
     def consume() -> None:
         try:
             with tf.profiler.experimental.Trace("tutor.iterator"):
-                iterator = iter(ds)
-            next_fn, state["cancel"] = cancellable_next(iterator)
+                state["iterator"] = iter(ds)
+            next_fn, state["cancel"] = cancellable_next(state["iterator"])
             for s in range(steps):
                 with tf.profiler.experimental.Trace("tutor.next", step=s):
                     more, value = next_fn()
@@ -186,7 +186,7 @@ def _run(ds, steps: int, step_time: float, train_step: Callable | None, timeout:
                     elif step_time:
                         time.sleep(step_time)
                 state["done"] = s + 1
-            del iterator
+            state["iterator"] = None
         except BaseException as exc:  # handed to the caller's thread below
             state["error"] = exc
         finally:
@@ -197,11 +197,11 @@ def _run(ds, steps: int, step_time: float, train_step: Callable | None, timeout:
     try:
         in_time = finished.wait(timeout)
     except BaseException:  # the learner interrupted the kernel: stop the helper thread too
-        state["cancel"]()
+        abandon(state["cancel"], state, ds, worker)
         raise
     if not in_time:
-        state["cancel"]()
-        finished.wait(2.0)
+        abandon(state["cancel"], state, ds, worker)
+        finished.wait(0.5)
         done = state["done"]
         raise ProfileTimeout(
             f"{WHERE}: the dataset delivered {done} of the {steps} steps in {timeout:g} s, so the run was stopped. "

@@ -14,8 +14,8 @@ import os
 
 import numpy as np
 
-from ..display import assign_lanes
-from ..events import CONSUMER
+from .intervals import assign_lanes
+from .schema import CONSUMER
 
 #: Name of the consumer's waiting bars in the trace.
 WAIT = "wait for input"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from harness import ARTIFACTS, ROOT
+from .harness import ARTIFACTS, ROOT
 
 
 def explorers(page, lab: bool = True):
@@ -43,19 +43,121 @@ _GEOMETRY_JS = """root => {
     const panel = root.querySelector('.tutor-panel');
     const first = panel.firstElementChild;
     const img = root.querySelector('.tutor-picture img');
+    // The output area the explorer is shown in (JupyterLab, classic Notebook), or the root's parent.
+    const area = root.closest('.jp-OutputArea-output, .output_subarea, .output_area') || root.parentElement;
+    // Labels cut by a box that hides its overflow (or scrolled sideways) between the label and the explorer.
+    const clipped = [];
+    panel.querySelectorAll('label, .widget-label, .widget-label-basic, button, .widget-readout').forEach(label => {
+        const text = (label.innerText || '').trim();
+        const r = label.getBoundingClientRect();
+        if (!text || !r.width) return;
+        for (let el = label.parentElement; el && el !== root.parentElement; el = el.parentElement) {
+            const style = getComputedStyle(el), b = el.getBoundingClientRect();
+            const hides = style.overflowX !== 'visible';
+            if (el.scrollLeft > 0 || (hides && (r.left < b.left - 0.5 || r.right > b.right + 0.5))) {
+                clipped.push(text); break;
+            }
+        }
+        if (label.scrollWidth > label.clientWidth + 1 && getComputedStyle(label).overflowX !== 'visible') clipped.push(text);
+    });
+    // Parts of different controls drawn over each other (a readout that wrapped onto the next control, say).
+    const parts = Array.from(panel.querySelectorAll('label, .widget-label, .widget-readout, button, select, .widget-slider .slider-container, input[type=checkbox]'))
+        .filter(el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden'; });
+    const overlaps = [];
+    for (let i = 0; i < parts.length; i++) for (let j = i + 1; j < parts.length; j++) {
+        const a = parts[i], b = parts[j];
+        if (a.contains(b) || b.contains(a)) continue;
+        const ra = a.getBoundingClientRect(), rb = b.getBoundingClientRect();
+        const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left), h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+        if (w > 2 && h > 2) overlaps.push(`${(a.innerText || a.className).trim().slice(0, 30)} / ${(b.innerText || b.className).trim().slice(0, 30)}`);
+    }
+    // Code in the readout broken inside a word: two word characters next to each other on different lines.
+    const midWord = [];
+    panel.querySelectorAll('code').forEach(code => {
+        const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+        let prev = null;
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (let i = 0; i < node.length; i++) {
+                const range = document.createRange();
+                range.setStart(node, i); range.setEnd(node, i + 1);
+                const rect = range.getClientRects()[0];
+                const ch = node.data[i];
+                if (!rect) continue;
+                if (prev && /\\w/.test(prev.ch) && /\\w/.test(ch) && rect.top > prev.top + rect.height / 2)
+                    midWord.push(code.innerText.slice(0, 60));
+                prev = {ch: ch, top: rect.top};
+            }
+        }
+    });
     return {viewport: {width: window.innerWidth, height: window.innerHeight}, dpr: window.devicePixelRatio,
             first: box(first), image: box(img), natural: {width: img.naturalWidth, height: img.naturalHeight},
+            panel: box(panel), root: box(root), area: box(area), slot: box(root.querySelector('.tutor-picture')),
+            overflow_x: Math.max(area.scrollWidth - area.clientWidth, root.getBoundingClientRect().right - area.getBoundingClientRect().right),
+            clipped: Array.from(new Set(clipped)), overlaps: overlaps, mid_word: Array.from(new Set(midWord)),
             zoom: parseFloat(getComputedStyle(panel).zoom || '1'), size_field: root.querySelector('.tutor-size input').value};
 }"""
 
 
 def geometry(explorer) -> dict:
-    """Where the first control and the picture are, in CSS pixels, with the picture's natural size."""
+    """Where the explorer's parts are, in CSS pixels: controls, picture (and its natural size), panel, output area.
+
+    Also what would be wrong to a reader: ``overflow_x`` (how far the explorer
+    reaches past its output area, which then scrolls sideways), ``clipped``
+    (labels cut off by a box that hides its overflow), ``overlaps`` (parts of
+    controls drawn over each other) and ``mid_word`` (code in the readout
+    broken inside a word).
+    """
     return explorer.evaluate(_GEOMETRY_JS)
 
 
+#: Explorers narrower than this (CSS pixels) zoom their panel less in presentation mode (see tutor/widgets/_frontend.py).
+NARROW_WIDTH = 1000
+
+
+def show_file_browser(page, shown: bool = True, timeout_ms: int = 60_000) -> None:
+    """Open (or close) JupyterLab's file browser in the left side bar; wait until the explorers drew at the new width."""
+    if page.evaluate("() => !window.jupyterapp.shell.leftCollapsed") == shown:
+        return
+    fields = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .tutor-explorer .tutor-size input")
+    before = [fields.nth(i).input_value() for i in range(fields.count())]
+    page.evaluate("open => open ? window.jupyterapp.shell.activateById('filebrowser') : window.jupyterapp.shell.collapseLeft()",
+                  shown)
+    for i, value in enumerate(before):  # each explorer reports its new room; its picture comes back at that size
+        page.wait_for_function("([el, old]) => el.value !== old", arg=[fields.nth(i).element_handle(), value],
+                               timeout=timeout_ms)
+        wait_until_sized(page, explorers(page).nth(i), timeout_ms)
+
+
+def click_each_toggle(page, explorer, timeout_ms: int = 60_000) -> dict:
+    """Click every enabled checkbox and toggle button of the explorer's panel, then return its :func:`geometry`.
+
+    Each click waits for the picture that answers it; the layout is measured after the last.
+    """
+    image = explorer.locator(".tutor-picture img").first
+    targets = explorer.locator(".tutor-panel input[type=checkbox]:not([disabled]), "
+                               ".tutor-panel .widget-toggle-buttons button:not([disabled]):not(.mod-active)")
+    for index in range(targets.count()):
+        target = targets.nth(index)
+        if not target.is_visible():
+            continue
+        before = image.get_attribute("src")
+        target.click()
+        try:
+            page.wait_for_function("([img, before]) => img.src !== before", arg=[image.element_handle(), before],
+                                   timeout=timeout_ms)
+        except Exception:  # noqa: BLE001 -- a click that changes nothing drawn (a setting the picture ignores)
+            pass
+    page.wait_for_timeout(300)
+    return geometry(explorer)
+
+
+#: The narrowest picture an explorer may show, as a share of its own width, where the panel sits beside it.
+MIN_PICTURE_SHARE = 0.55
+
+
 def layout_problems(g: dict) -> list[str]:
-    """What is wrong with a :func:`geometry`: outside the viewport, stretched, or out of proportion."""
+    """What is wrong with a :func:`geometry`: outside the viewport, stretched, out of proportion, overflowing,
+    clipped labels, code broken inside a word, a picture squeezed by the panel, a panel taller than the screen."""
     problems = []
     vw, vh = g["viewport"]["width"], g["viewport"]["height"]
     for name in ("first", "image"):
@@ -71,6 +173,21 @@ def layout_problems(g: dict) -> list[str]:
         ratio = (natural["width"] / natural["height"]) / (shown["width"] / shown["height"])
         if abs(ratio - 1) > 0.01:
             problems.append(f"aspect ratio not kept: natural {natural}, shown {shown['width']:.1f}x{shown['height']:.1f}")
+    if g["overflow_x"] > 0.5:
+        problems.append(f"the explorer is {g['overflow_x']:.1f} px wider than its output area (a sideways scrollbar)")
+    if g["clipped"]:
+        problems.append(f"labels cut off: {g['clipped']}")
+    if g["overlaps"]:
+        problems.append(f"controls drawn over each other: {g['overlaps'][:5]}")
+    if g["mid_word"]:
+        problems.append(f"readout code broken inside a word: {g['mid_word']}")
+    if g["panel"]["height"] > vh:
+        problems.append(f"the control panel is {g['panel']['height']:.0f} px tall, taller than the {vh} px screen")
+    # The picture's room beside the panel (the picture itself may be narrower: limited by its height or its size).
+    room = g["slot"]
+    if room["left"] >= g["panel"]["right"] - 0.5 and room["width"] < MIN_PICTURE_SHARE * g["root"]["width"]:
+        problems.append(f"the picture is squeezed into {room['width']:.0f} px beside the panel, under "
+                        f"{MIN_PICTURE_SHARE:.0%} of the explorer's {g['root']['width']:.0f} px")
     return problems
 
 
