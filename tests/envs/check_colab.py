@@ -1,12 +1,12 @@
-"""Run inside the Colab-stack venv (``make colab-env``): the unit tests and lessons 01, 02, 03, 05 on Colab's versions.
+"""Run inside the Colab-stack venv (``make colab-env``): the unit tests and lessons 01, 02, 03, 07, 14 on Colab's versions.
 
 1. Checks the stack: Python 3.13, TF 2.20.0, ipywidgets 7.7.1, matplotlib
    3.10.x, and no ipympl.
 2. Runs the unit tests (tests/, without the browser tests) and checks that the
    explorer tests, which drive each explorer's ``.controls`` from code, ran
    and passed on ipywidgets 7.7.1 (none skipped).
-3. Executes lessons 01, 02, 03 and 05 once each with nbclient in this venv's
-   kernel, failing on any cell error.
+3. Executes lessons 01, 02, 03, 07 and 14 once each with nbclient in this venv's
+   kernel, failing on any cell error (14: Keras on JAX and Grain on Python 3.13).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = ["01_datasets_from_data", "02_batch_and_repeat", "03_shuffle", "07_performance"]
+LESSONS = ["01_datasets_from_data", "02_batch_and_repeat", "03_shuffle", "07_performance", "14_outside_tensorflow"]
 EXPECTED = {"tensorflow": "2.20.0", "ipywidgets": "7.7.1"}
 
 

@@ -1,0 +1,172 @@
+"""Exercises for lesson 14: tf.data outside TensorFlow (Grain's order, a Grain pipeline, a map for any backend).
+
+Grain is optional for the package; these questions import it when they run.
+
+>>> from tutor.checks import lesson14 as ex
+>>> ex.q2.check(...).status
+'unattempted'
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from ..grain_reading import is_grain_dataset, read_ids
+from . import _read
+from ._core import fail
+from .questions import Question, SetPrediction
+
+#: How many seeds the prediction question tries.
+RUNS = 300
+
+
+def _grain():
+    try:
+        import grain
+    except ImportError:
+        fail("this exercise needs Grain, which is not installed here: run `%pip install grain` and restart the "
+             "kernel.")
+    return grain
+
+
+# ------------------------------------------------------------------ predict: which ids can come out first in Grain?
+def first_ids_pipeline(n: int = 50, runs: int = RUNS):
+    """The first id out of ``grain.MapDataset.range(n).shuffle(seed=s)`` for ``s`` in ``range(runs)``, as a Grain dataset."""
+    grain = _grain()
+    return grain.MapDataset.range(runs).map(lambda seed: grain.MapDataset.range(n).shuffle(seed=seed)[0])
+
+
+class GrainSetPrediction(SetPrediction):
+    """A set prediction whose truth comes from a real Grain pipeline, read with the same bounds as tf.data."""
+
+    def actual(self) -> Any:
+        result, _ = read_ids(self.pipeline(), max_elements=self.max_elements, timeout=_read.TIMEOUT, where="check")
+        if result.more:
+            fail(f"the pipeline produced more than {self.max_elements} elements.")
+        return self.truth([int(np.ravel(e)[0]) for e in result.elements])
+
+    def _score(self, prediction: Any) -> str:
+        if is_grain_dataset(prediction):
+            fail(f"write down your prediction as a value ({self.ask}), not a pipeline: the point is to guess "
+                 "before running it.")
+        return super()._score(prediction)
+
+
+predict_first = GrainSetPrediction(
+    "predict (which ids can come out first in Grain)",
+    first_ids_pipeline,
+    truth=lambda firsts: sorted(set(firsts)),
+    ask="every id that can come out first, as a list in any order",
+    code=f"grain.MapDataset.range(50).shuffle(seed=s), for {RUNS} seeds s",
+    hints=["Grain's MapDataset.shuffle does not use a buffer: it draws a permutation of all the indices.",
+           "In lesson 03, shuffle(10) could only start with ids 0..9. What limits a permutation of all 50?"],
+)
+
+
+# ------------------------------------------------------------------ q1: the digit order in Grain
+def _grain_batches(answer: Any) -> list[list[int]]:
+    if isinstance(answer, tf.data.Dataset):
+        fail("that is a tf.data.Dataset; this exercise asks for the same pipeline in Grain, starting from "
+             "grain.MapDataset.range(20).")
+    if not is_grain_dataset(answer):
+        fail(f"expected a Grain dataset (grain.MapDataset or grain.IterDataset), got {type(answer).__name__}. "
+             "Start from grain.MapDataset.range(20).")
+    try:
+        result, batched = read_ids(answer, max_elements=40, timeout=_read.TIMEOUT, where="check")
+    except TypeError as exc:
+        fail(_after_where(str(exc)))
+    if result.more:
+        fail("your dataset produced more than 40 elements: it never ends, or is far longer than asked. "
+             "Did you use repeat() with no count?")
+    if not result.elements:
+        fail("your dataset is empty: it produced no element.")
+    if not batched:
+        fail("your dataset gives single ids; group them in batches of 5 with .batch(5).")
+    return [e.tolist() for e in result.elements]
+
+
+def _check_grain_pipeline(answer: Any) -> str:
+    batches = _grain_batches(answer)
+    flat = [i for b in batches for i in b]
+    outside = sorted(set(flat) - set(range(20)))
+    if outside:
+        fail(f"id {outside[0]} is not in range(20): start from grain.MapDataset.range(20).")
+    counts = Counter(flat)
+    if {counts[i] for i in range(20)} != {2}:
+        odd = next(i for i in range(20) if counts[i] != 2)
+        fail(f"id {odd} appears {counts[odd]} time{'s' if counts[odd] != 1 else ''}; two epochs means every id "
+             "of range(20) twice: repeat(2).")
+    if any(len(b) != 5 for b in batches):
+        fail(f"use batches of 5; the batch sizes are {[len(b) for b in batches]}.")
+    first, second = flat[:20], flat[20:]
+    if sorted(first) != list(range(20)):
+        fail("the first 20 ids are not one whole epoch: repeat comes before shuffle, so the shuffle mixes the "
+             "two epochs together. Shuffle first, then repeat.")
+    if first == list(range(20)):
+        fail("the first epoch comes out in order 0, 1, 2, ...: add .shuffle(seed=0).")
+    if first == second:
+        fail("both epochs come out in the same order. Put repeat after shuffle: Grain then draws a new "
+             "permutation for every epoch.")
+    return "every id once per epoch, batches of 5, and each epoch in its own order."
+
+
+# ------------------------------------------------------------------ q2: a map that runs on any Keras backend
+def pixel_source() -> tf.data.Dataset:
+    """Eight 8x8 uint8 images with values 0..255 (seeded)."""
+    images = np.random.default_rng(14).integers(0, 256, size=(8, 8, 8), dtype=np.uint8)
+    return tf.data.Dataset.from_tensor_slices(images)
+
+
+def _check_scaled(answer: Any) -> str:
+    ds = _read.dataset(answer)
+    spec = ds.element_spec
+    expected = [image.astype(np.float32) / 255.0 for image in _read.elements(pixel_source(), 20)]
+    if not isinstance(spec, tf.TensorSpec):
+        fail(f"each element should be one image; your elements are {_read.describe_spec(spec)}.")
+    if spec.dtype != tf.float32:
+        fail(f"the images are {spec.dtype.name}; scale them to float32 (tf.cast(image, tf.float32) / 255.0).")
+    got = _read.elements(ds, 20)
+    if len(got) != len(expected):
+        fail(f"your dataset has {len(got)} elements; pixel_source() has {len(expected)}. Map it, without take, "
+             "batch or filter.")
+    for k, (g, e) in enumerate(zip(got, expected)):
+        if np.shape(g) != e.shape:
+            fail(f"image {k} has shape {list(np.shape(g))}; expected {list(e.shape)}: map each image, do not batch.")
+        if not np.allclose(g, e, atol=1e-6):
+            high = float(np.max(g))
+            why = " (still 0..255: divide by 255)" if high > 1.5 else ""
+            fail(f"image {k} holds other values than image / 255{why}.")
+    return "each image is scaled to 0..1 with TensorFlow ops, which run inside tf.data on any Keras backend."
+
+
+def _after_where(text: str) -> str:
+    head, sep, rest = text.partition(" expects ")
+    return ("it expects " + rest) if sep and " " not in head else text
+
+
+q1 = Question(
+    "q1 (the lesson's order in Grain)",
+    _check_grain_pipeline,
+    hints=["grain.MapDataset.range(20), then shuffle(seed=0), then batch, then repeat.",
+           "Where repeat goes decides whether the epochs mix, as in tf.data."],
+    solution="""
+    import grain
+    answer = grain.MapDataset.range(20).shuffle(seed=0).batch(5).repeat(2)
+    """,
+)
+
+q2 = Question(
+    "q2 (a map that runs on any Keras backend)",
+    _check_scaled,
+    hints=["keras.ops follows the Keras backend (JAX here), and JAX cannot work on tf.data's symbolic tensors.",
+           "Write the map with TensorFlow ops: tf.cast(image, tf.float32) / 255.0."],
+    solution="""
+    from tutor.checks.lesson14 import pixel_source
+    answer = pixel_source().map(lambda image: tf.cast(image, tf.float32) / 255.0)
+    """,
+)
+
+__all__ = ["pixel_source", "predict_first", "q1", "q2"]
