@@ -220,3 +220,40 @@ def test_tfa_rotate_is_a_thin_wrapper_over_the_core_op():
     graph = tf.function(lambda t, a: tfa.image.rotate(t, a)).get_concrete_function(
         tf.TensorSpec([None, 28, 28, 1], tf.float32), tf.TensorSpec([None], tf.float32)).graph
     assert "ImageProjectiveTransformV3" in {op.type for op in graph.get_operations()}
+
+
+# ------------------------------------------------------------------ lesson 05: the GIL, shown by what happens
+def test_watch_gil_sees_the_other_thread_run_during_scipy_and_stop_during_sorted():
+    from scipy import ndimage
+
+    image = np.random.default_rng(0).random((1024, 1024)).astype(np.float32)
+    values = np.random.default_rng(0).random(300_000).tolist()
+    scipy_watch = augment.watch_gil(lambda: ndimage.rotate(image, 17.0, reshape=False, order=1))
+    sorted_watch = augment.watch_gil(lambda: sorted(values))
+    # C code that keeps the GIL: the counter waits until sorted() returns, in one long pause
+    assert sorted_watch.longest_pause > 0.6 * sorted_watch.seconds
+    # SciPy releases it: the counter runs in many short stretches (the machine's scheduling is all that pauses it)
+    assert scipy_watch.longest_pause < 0.3 * scipy_watch.seconds
+    assert scipy_watch.slices >= 5 and scipy_watch.share > 3 * sorted_watch.share
+    assert augment.watch_gil(lambda: __import__("time").sleep(0.1)).share > 0.2  # waiting releases it too
+
+
+def test_watch_gil_bad_input():
+    with pytest.raises(TypeError, match="function with no arguments"):
+        augment.watch_gil(42)
+    with pytest.raises(ValueError, match="repeats"):
+        augment.watch_gil(lambda: None, repeats=0)
+
+
+def test_map_and_batch_fusion_hides_the_parallel_map_until_it_is_switched_off():
+    x = np.zeros((64, 28, 28, 1), np.uint8)
+    angles = rotation_angles(64, 30, seed=0)
+    source = tf.data.Dataset.from_tensor_slices((x, angles))
+    one_at_a_time, apart = tf.data.Options(), tf.data.Options()
+    one_at_a_time.experimental_optimization.map_parallelization = False
+    apart.experimental_optimization.map_and_batch_fusion = False
+    fused = tutor.profile(source.map(rotate).batch(16), steps=2).stages
+    assert "MapAndBatch" in fused and "ParallelMapV2" not in fused  # one fused stage: the map is not seen
+    assert "ParallelMapV2" in tutor.profile(source.map(rotate).batch(16).with_options(apart), steps=2).stages
+    off = tutor.profile(source.with_options(one_at_a_time).map(rotate).batch(16).with_options(apart), steps=2).stages
+    assert "Map" in off and "ParallelMapV2" not in off

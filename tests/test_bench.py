@@ -11,6 +11,7 @@ import pytest
 import tensorflow as tf
 
 import tutor.bench
+import tutor.verdict
 from tutor.bench import Timing, time_pipeline
 
 
@@ -33,6 +34,7 @@ class VirtualClock:
 def clock(monkeypatch):
     clock = VirtualClock()
     monkeypatch.setattr(tutor.bench, "time", clock)
+    monkeypatch.setattr(tutor.verdict, "time", clock)
     return clock
 
 
@@ -109,3 +111,86 @@ def test_bad_arguments():
         time_pipeline(ds, count="batches")
     with pytest.raises(TypeError, match="tf.data.Dataset"):
         time_pipeline([1, 2, 3])
+
+
+# ----------------------------------------------------------------------------- compare: the verdict helper
+from tutor.bench import Comparison, compare, decide  # noqa: E402
+
+
+def test_verdict_from_the_given_numbers():
+    a = [0.74, 0.80, 0.71, 0.75, 0.73]
+    assert decide(a, [0.41, 0.40, 0.44, 0.39, 0.42]) == "faster"
+    assert decide([0.41, 0.40, 0.44, 0.39, 0.42], a) == "slower"
+    assert decide(a, [0.73, 0.76, 0.72, 0.74, 0.75]) == "no clear difference"
+
+
+def test_noise_says_no_clear_difference_even_when_the_medians_differ():
+    # Medians 1.0 against 0.8 (20 % apart), but the runs of each reach well into the other's range.
+    assert decide([1.0, 0.6, 1.4, 0.7, 1.3], [0.8, 1.2, 0.5, 1.1, 0.6]) == "no clear difference"
+    # One slow outlier among five does not hide a clear difference: the quartiles, not the extremes, decide.
+    assert decide([1.0, 1.0, 1.0, 1.0, 1.0], [0.5, 0.5, 0.5, 0.5, 3.0]) == "faster"
+
+
+def test_a_tiny_but_steady_difference_is_not_called_faster():
+    a, b = [1.00, 1.00, 1.01, 1.00, 1.00], [0.98, 0.98, 0.98, 0.98, 0.98]
+    assert decide(a, b) == "no clear difference"  # 2 %, below the 5 % min_effect
+    assert decide(a, b, min_effect=0.01) == "faster"
+
+
+def test_the_sentence_holds_the_numbers():
+    c = compare([0.74, 0.80, 0.71, 0.75, 0.73], [0.41, 0.40, 0.44, 0.39, 0.42], labels=("map", "parallel map"),
+                show=False)
+    assert c.verdict == "faster" and c.ratio == pytest.approx(0.41 / 0.74) and c.factor == pytest.approx(0.74 / 0.41)
+    assert c.sentence == "parallel map took 0.41 s against 0.74 s for map (median of 5 runs): faster, 1.8x."
+    slow = compare([0.011, 0.012, 0.010], [0.030, 0.031, 0.029], show=False)
+    assert slow.sentence == "B took 30.0 ms against 11.0 ms for A (median of 3 runs): slower, 2.7x."
+    same = compare([1.0, 1.1, 0.9], [1.05, 0.95, 1.0, 1.2], show=False)
+    assert same.sentence.endswith("(medians of 3 and 4 runs): no clear difference on this machine (1.02x the time; "
+                                  "the runs spread over 0.95-1.20 s and 0.90-1.10 s).")
+    assert "no clear difference" in repr(same) and isinstance(same, Comparison)
+
+
+def test_compare_prints_its_sentence(capsys):
+    compare([1.0, 1.0, 1.0], [2.0, 2.0, 2.0])
+    assert capsys.readouterr().out == "B took 2.00 s against 1.00 s for A (median of 3 runs): slower, 2.0x.\n"
+
+
+def test_runs_alternate_after_a_warm_up(clock):
+    order = []
+
+    def run(name, seconds):
+        def one_run():
+            order.append(name)
+            clock.advance(seconds * (10 if order.count(name) == 1 else 1))  # the first run pays start-up
+        return one_run
+
+    c = compare(run("A", 0.2), run("B", 0.1), repeats=4, show=False)
+    assert order == ["A", "B"] * 5  # one warm-up pair, then four alternating pairs
+    assert c.first_times == pytest.approx([0.2] * 4) and c.second_times == pytest.approx([0.1] * 4)
+    assert c.verdict == "faster" and "median of 4 alternating runs" in c.sentence
+
+
+def test_datasets_are_read_to_the_end_and_timings_accepted():
+    calls = []
+    ds = tf.data.Dataset.range(7).map(lambda x: tf.py_function(lambda v: calls.append(1) or v, [x], tf.int64))
+    c = compare(ds, tf.data.Dataset.range(3), repeats=3, warmup=0, show=False)
+    assert len(calls) == 7 * 3 and len(c.first_times) == 3
+    from_timings = compare(Timing([1.0, 1.0, 1.0], 2.0, 5), Timing([3.0, 3.0, 3.0], 2.0, 5), show=False)
+    assert from_timings.verdict == "slower"
+
+
+def test_compare_bad_input_says_what_was_expected():
+    with pytest.raises(ValueError, match="at least 3 runs"):
+        compare([1.0, 2.0], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="numbers >= 0"):
+        compare([1.0, "fast", 3.0], [1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match="not one of each"):
+        compare([1.0, 2.0, 3.0], lambda: None)
+    with pytest.raises(TypeError, match="function to run"):
+        compare(42, lambda: None)
+    with pytest.raises(ValueError, match="repeats must be >= 3"):
+        compare(lambda: None, lambda: None, repeats=1)
+    with pytest.raises(ValueError, match="never ends"):
+        compare(tf.data.Dataset.range(3).repeat(), tf.data.Dataset.range(3))
+    with pytest.raises(ValueError, match="two names"):
+        compare([1.0] * 3, [1.0] * 3, labels="AB")

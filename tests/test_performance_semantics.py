@@ -356,3 +356,14 @@ def test_from_generator_calls_the_function_again_every_epoch():
     ds = tf.data.Dataset.from_generator(gen, output_signature=tf.TensorSpec((), tf.int64)).repeat(2)
     assert [int(x) for x in ds] == [0, 1, 2, 0, 1, 2]
     assert len(calls) == 2
+
+
+def test_the_deprecated_output_types_give_the_same_element_spec_as_output_signature():
+    """09 c33: the checker reads element_spec, so it cannot tell the deprecated arguments from output_signature."""
+    def gen():
+        yield np.zeros((8, 8), np.float32), np.int64(1)
+
+    signature = (tf.TensorSpec((8, 8), tf.float32), tf.TensorSpec((), tf.int64))
+    new = tf.data.Dataset.from_generator(gen, output_signature=signature)
+    old = tf.data.Dataset.from_generator(gen, output_types=(tf.float32, tf.int64), output_shapes=((8, 8), ()))
+    assert old.element_spec == new.element_spec == signature

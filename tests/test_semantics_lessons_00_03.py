@@ -249,3 +249,46 @@ def test_keras_fit_makes_a_new_iterator_every_epoch_and_takes_dict_inputs():
     model.fit(data, epochs=2, verbose=0)
     assert sorted(recorder.made) == [0, 0, 1, 1, 2, 2, 3, 3]
     assert recorder.made[:4] == [0, 1, 2, 3]  # epoch 2 started from the first element again: a new pass
+
+
+# ------------------------------------------------------------------ lesson 02: shapes, full batches, parallel batch
+def test_xla_traces_and_compiles_again_for_the_short_last_batch():
+    @tf.function(jit_compile=True)
+    def double_sum(x):
+        return tf.reduce_sum(x * 2)
+
+    for batch in R(10).batch(4):  # shapes [4], [4], [2]
+        double_sum(batch)
+    assert double_sum.experimental_get_tracing_count() == 2
+
+    @tf.function(jit_compile=True)
+    def double_sum_static(x):
+        return tf.reduce_sum(x * 2)
+
+    for batch in R(10).batch(4, drop_remainder=True):
+        double_sum_static(batch)
+    assert double_sum_static.experimental_get_tracing_count() == 1
+
+
+def test_only_the_endless_repeat_gives_every_batch_full():
+    assert [len(b) for b in R(10).repeat(3).batch(7).as_numpy_iterator()] == [7, 7, 7, 7, 2]
+    assert {len(b) for b in R(10).repeat().batch(7).take(50).as_numpy_iterator()} == {7}
+
+
+def test_parallel_batch_gives_the_same_batches_in_the_same_order():
+    parallel = R(10).batch(4, num_parallel_calls=tf.data.AUTOTUNE)
+    assert [b.tolist() for b in parallel.as_numpy_iterator()] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    big = R(2000).map(lambda i: tf.fill([256], i))
+    sequential = [b.tolist() for b in big.batch(32).as_numpy_iterator()]
+    assert [b.tolist() for b in big.batch(32, num_parallel_calls=4).as_numpy_iterator()] == sequential
+    graph = parallel._as_serialized_graph().numpy().decode("latin-1")
+    assert "ParallelBatchDataset" in graph
+
+
+def test_the_printed_batch_error_is_the_sentence_without_op_names():
+    sequences = R(1, 5).map(lambda n: tf.fill([n], n))
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        next(iter(sequences.batch(2)))
+    sentence = info.value.message.split("}} ")[-1].split(" [Op:")[0]
+    assert sentence.startswith("Cannot add tensor to the batch: number of elements does not match.")
+    assert "Shapes are: [tensor]: [2], [batch]: [1]" in sentence and "IteratorGetNext" not in sentence

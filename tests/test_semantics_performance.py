@@ -312,7 +312,8 @@ def _counted(paths, labels, log):
     return source.map(lambda path, label: (tf.ensure_shape(tf.py_function(note, [path], tf.string), []), label))
 
 
-def test_a_cache_after_the_endless_repeat_reads_every_file_again(jpegs):
+def test_a_cache_after_the_endless_repeat_serves_nothing_even_to_a_second_iterator(jpegs):
+    """Lesson 08's test of hypothesis 1, which could fail: a second iterator of the same dataset object."""
     paths, labels = jpegs
     log = CallLog()
     endless = _counted(paths, labels, log).shuffle(len(paths)).repeat().map(
@@ -320,6 +321,21 @@ def test_a_cache_after_the_endless_repeat_reads_every_file_again(jpegs):
     for _ in endless.take(2 * len(paths) // 4):
         pass
     assert len(log) >= 2 * len(paths)
+    before = len(log)
+    for _ in endless.take(len(paths) // 4):  # a second iterator: the cache holds nothing it could serve
+        pass
+    assert len(log) - before >= len(paths)
+
+
+def generator_crop(seed=0):
+    """Lesson 08's random crop: a tf.random.Generator gives every image in every epoch its own stateless seed."""
+    seeds = tf.random.Generator.from_seed(seed)
+
+    def random_crop(image, label):
+        image = tf.image.stateless_random_crop(image, size=CROP, seed=seeds.make_seeds(1)[:, 0])
+        return tf.cast(image, tf.float32) / 255.0, label
+
+    return random_crop
 
 
 def test_decoding_once_then_caching_reads_each_file_once_and_keeps_reshuffling(jpegs):
@@ -329,19 +345,49 @@ def test_decoding_once_then_caching_reads_each_file_once_and_keeps_reshuffling(j
     def read_and_decode(path, label):
         return tf.io.decode_jpeg(tf.io.read_file(path), channels=3), label
 
-    def random_crop(image, label):
-        return tf.cast(tf.image.random_crop(image, CROP), tf.float32) / 255.0, label
-
     def decode_once(files):
         return (files.map(read_and_decode, num_parallel_calls=AUTOTUNE).cache().shuffle(len(paths)).repeat()
-                .map(random_crop, num_parallel_calls=AUTOTUNE).batch(4).prefetch(AUTOTUNE))
+                .map(generator_crop(), num_parallel_calls=AUTOTUNE).batch(4).prefetch(AUTOTUNE))
 
     fast = decode_once(_counted(paths, labels, log))
     batches = [b for _, b in fast.take(2 * len(paths) // 4).as_numpy_iterator()]
     assert len(log) == len(paths)  # each file read once, over two epochs
+    for _ in fast.take(len(paths) // 4):  # a second iterator of the same dataset reads from the complete cache
+        pass
+    assert len(log) == len(paths)
     assert tutor.doctor.check(decode_once(tf.data.Dataset.from_tensor_slices((paths, labels)))).rules == []
     first, second = np.concatenate(batches[:len(batches) // 2]), np.concatenate(batches[len(batches) // 2:])
     assert sorted(first.tolist()) == sorted(second.tolist()) == sorted(labels)
+
+
+def test_generator_seeded_crops_differ_every_epoch_and_every_iterator_while_a_global_seed_repeats_them():
+    """08 c29/c42 follow lessons 05 and 12: a stateful random op restarts its sequence with every iterator."""
+    image = tf.reshape(tf.range(64 * 64 * 3) % 251, (64, 64, 3))
+    one = tf.data.Dataset.from_tensors((tf.cast(image, tf.uint8), 0.0)).cache().repeat(3)
+
+    def crops(ds):
+        return [c.tobytes() for c, _ in ds.as_numpy_iterator()]
+
+    with_generator = one.map(generator_crop(), num_parallel_calls=AUTOTUNE)
+    first, second = crops(with_generator), crops(with_generator)
+    assert len(set(first)) == 3 and not set(first) & set(second)  # new crops in every epoch and every iterator
+    tf.keras.utils.set_random_seed(0)
+    stateful = one.map(lambda im, label: (tf.image.random_crop(im, CROP), label))
+    assert crops(stateful) == crops(stateful)  # the control: the same crops again for a second iterator
+
+
+def test_the_capstones_fixed_augment_flips_and_crops_per_image_and_epoch():
+    seeds = tf.random.Generator.from_seed(1)
+
+    def augment(image, label):
+        pair = seeds.make_seeds(2)
+        image = tf.image.stateless_random_flip_left_right(image, seed=pair[:, 0])
+        return tf.image.stateless_random_crop(image, (8, 8, 3), seed=pair[:, 1]), label
+
+    image = tf.random.stateless_uniform((16, 16, 3), seed=[0, 1])
+    ds = tf.data.Dataset.from_tensors((image, 0.0)).repeat(8).map(augment, num_parallel_calls=AUTOTUNE)
+    outs = [c.tobytes() for c, _ in ds.as_numpy_iterator()]
+    assert len(set(outs)) == 8
 
 
 def test_the_doctor_on_the_posts_baseline_and_on_the_capstone(jpegs):
@@ -357,7 +403,8 @@ def test_the_doctor_on_the_posts_baseline_and_on_the_capstone(jpegs):
 
     files = tf.data.Dataset.from_tensor_slices((paths, labels)).shuffle(len(paths))
     slow = files.map(load_and_augment).batch(4).repeat()
-    assert {"python-random-in-map", "map-not-parallel", "no-prefetch-at-end"} <= set(tutor.doctor.check(slow).rules)
+    report = tutor.doctor.check(slow)  # TensorFlow adds the prefetch itself: the doctor says so in a note
+    assert {"python-random-in-map", "map-not-parallel"} <= set(report.rules) and "no-prefetch-at-end" in report.note_rules
 
     def load(path, label):
         image = tf.io.decode_jpeg(tf.io.read_file(path), channels=3)
@@ -395,3 +442,25 @@ def test_the_saved_trace_is_json_with_the_fields_the_lesson_names():
     bars = [e for e in trace["traceEvents"] if e["ph"] == "X"]
     assert sorted(bars[0]) == ["args", "cat", "dur", "name", "ph", "pid", "tid", "ts"]
     assert "step" in bars[0]["args"] and trace["otherData"]["stages"] == tl.stages
+
+
+# --------------------------------------------------------------------------- lesson 07: an interleave's threads
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc (Linux)")
+def test_a_parallel_interleave_starts_about_four_threads_per_file_of_its_cycle():
+    """07 c28: one manager, one worker per file in the cycle and three per file opened ahead (not "a few")."""
+    def threads():
+        return len(os.listdir("/proc/self/task"))
+
+    def slow_file(i):
+        return tf.data.Dataset.range(4).map(waiting_map(0.01))
+
+    list(tf.data.Dataset.range(2).map(waiting_map(0.001), num_parallel_calls=2))  # TF's own pools exist now
+    started = {}
+    for cycle_length in (1, 4):
+        before = threads()
+        it = iter(tf.data.Dataset.range(8).interleave(slow_file, cycle_length=cycle_length,
+                                                      num_parallel_calls=cycle_length))
+        next(it)
+        started[cycle_length] = threads() - before
+        del it
+    assert started[4] - started[1] >= 3 * 3  # at least three more threads for each further file in the cycle

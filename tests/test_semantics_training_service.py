@@ -121,7 +121,83 @@ def test_train_on_batch_traces_on_the_first_call_and_when_the_input_type_changes
     assert len(traces) == built + 2  # a new input type: traced once more
 
 
+def test_with_steps_per_epoch_keras_keeps_one_iterator_across_epochs():
+    """Lesson 05: only without steps_per_epoch is every epoch a new pass (a new iterator)."""
+    seen = []
+    training.small_cnn(filters=(2, 2)).fit(_recording(R(6), seen).batch(1), epochs=2, steps_per_epoch=3, verbose=0)
+    assert seen == [0, 1, 2, 3, 4, 5]  # epoch 2 went on where epoch 1 stopped
+
+
+def test_a_repeat_inside_one_iterator_does_not_restart_a_seeded_random_op():
+    tf.random.set_seed(0)
+    draws = R(3).map(lambda i: tf.random.uniform([]))
+    one_pass = [float(v) for v in draws]
+    repeated = [float(v) for v in draws.repeat(2)]
+    assert repeated[:3] == one_pass and repeated[3:] != one_pass  # the second pass of repeat moved on
+    assert [float(v) for v in draws.repeat(2)] == repeated  # a new iterator starts it all again
+
+
+def test_model_evaluate_and_predict_take_datasets_and_predict_ignores_labels():
+    x = np.random.default_rng(0).random((40, 28, 28, 1)).astype(np.float32)
+    ds = tf.data.Dataset.from_tensor_slices((x, np.arange(40) % 10)).batch(16)
+    model = training.small_cnn(filters=(2, 2), seed=0)
+    loss, accuracy = model.evaluate(ds, verbose=0)
+    assert np.isfinite(loss) and 0.0 <= accuracy <= 1.0
+    images_only = model.predict(ds.map(lambda a, b: a), verbose=0)
+    assert images_only.shape == (40, 10)
+    assert np.allclose(images_only, model.predict(ds, verbose=0))  # (images, labels): the labels are ignored
+    with pytest.raises(ValueError):
+        model.evaluate(ds.map(lambda a, b: a), verbose=0)  # evaluate needs the labels
+
+
+def test_a_traced_step_gets_its_batch_with_the_iteratorgetnext_op():
+    iterator = iter(R(8).batch(2))
+
+    @tf.function
+    def step(it):
+        return next(it)
+
+    ops = [op.type for op in step.get_concrete_function(iterator).graph.get_operations()]
+    assert "IteratorGetNext" in ops
+
+
 # ------------------------------------------------------------------ lesson 12: the splitting rule
+def test_a_shuffles_order_depends_on_its_seed_and_size_not_on_the_elements():
+    def rule(ds, n):
+        return ds.shuffle(n, seed=0, reshuffle_each_iteration=False).skip(50).shuffle(n - 50, seed=1)
+
+    positions = rule(R(300), 300)
+    digits = rule(tf.data.Dataset.from_tensor_slices(np.arange(300) * 7 + 3), 300)
+    for _ in range(2):  # two epochs, each a new order, the same for both
+        assert [int(v) for v in positions] == [(int(v) - 3) // 7 for v in digits]
+    first, second = [int(v) for v in positions.take(8)], [int(v) for v in positions.take(8)]
+    assert first != second
+
+
+# ------------------------------------------------------------------ lesson 12: the JPEG pipeline crops anew each epoch
+def test_generator_seeded_stateless_crops_differ_between_epochs_after_a_global_seed():
+    import keras
+
+    keras.utils.set_random_seed(0)
+    images = np.random.default_rng(0).integers(0, 255, (12, 16, 16, 3), dtype=np.uint8)
+    crop_rng = tf.random.Generator.from_seed(0)
+
+    def random_crop(image, label):
+        seed = crop_rng.make_seeds(1)[:, 0]
+        return tf.image.stateless_random_crop(image, (12, 12, 3), seed=seed), label
+
+    ds = (tf.data.Dataset.from_tensor_slices((images, np.arange(12)))
+          .cache().shuffle(12, seed=0).map(random_crop, num_parallel_calls=tf.data.AUTOTUNE).batch(4))
+    epochs = [{int(i): c for x, y in ds for c, i in zip(x.numpy(), y.numpy())} for _ in range(2)]
+    changed = [not np.array_equal(epochs[0][i], epochs[1][i]) for i in range(12)]
+    assert sum(changed) >= 9  # 25 possible crops each: a few may repeat by chance, not most
+
+    stateful = (tf.data.Dataset.from_tensor_slices((images, np.arange(12)))
+                .map(lambda im, i: (tf.image.random_crop(im, (12, 12, 3)), i)))
+    again = [[c.numpy() for c, _ in stateful] for _ in range(2)]
+    assert all(np.array_equal(a, b) for a, b in zip(*again))  # the stateful op repeats its crops every epoch
+
+
 def test_the_lessons_split_never_leaks_and_reshuffles_training():
     ds = tf.data.Dataset.from_tensor_slices({"id": tf.range(300, dtype=tf.int64)})
     fixed = ds.shuffle(300, seed=0, reshuffle_each_iteration=False)

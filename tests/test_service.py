@@ -167,9 +167,22 @@ def test_worker_display_numbers_and_artists():
     plt.close("all")
 
 
+def test_slow_elements_let_both_workers_take_splits(service):
+    # lesson 13's distributed_epoch figure: each element sleeps on its worker, so the other worker asks for splits
+    for _ in range(2):
+        disp = WorkerOrderDisplay.from_service(service, n_elements=20, processing_mode="distributed_epoch",
+                                               element_seconds=0.05)
+        assert disp.exactly_once and disp.n_workers == 2
+        assert min(len(p) for p in disp.per_worker) >= 2
+
+
 def test_worker_display_bad_input():
     with pytest.raises(ValueError, match="worker labels"):
         WorkerOrderDisplay([0, 1], [0])
+    with pytest.raises(ValueError, match="element_seconds must be >= 0"):
+        WorkerOrderDisplay.from_service(None, element_seconds=-1)
+    with pytest.raises(TypeError, match="element_seconds must be a number of seconds"):
+        WorkerOrderDisplay.from_service(None, element_seconds="slow")
     with pytest.raises(TypeError, match="tag_producer"):
         WorkerOrderDisplay.from_dataset(tf.data.Dataset.range(3))
     with pytest.raises(TypeError, match="tf.data.Dataset"):

@@ -23,6 +23,10 @@ def test_detect_device_matches_tensorflow():
     assert report.gpus == [d.name for d in tf.config.list_physical_devices("GPU")]
     assert report.cpu_cores >= 1
     assert ("no GPU" in str(report)) == (not report.has_gpu)
+    from tutor.env import cpus_available
+
+    assert report.cpus == cpus_available()  # the quota counts, not only the cores the machine shows
+    assert str(report).splitlines()[-1].startswith("CPU: ")
 
 
 # --- model and step times ---------------------------------------------------------------
@@ -98,6 +102,17 @@ def test_compare_step_times_trains_every_pipeline_for_its_steps(digits):
     assert set(times) == {"slow", "fast"} and all(len(t) == 5 for t in times.values())
     # two rounds of 6 warm-up and 5 timed steps, 16 images each, all made by the slow pipeline's map
     assert len(calls) >= 2 * (6 + 5) * 16
+
+
+def test_step_time_verdicts_are_decided_by_the_given_step_times():
+    d = training.StepTimeDisplay({"compute only": [0.010, 0.011, 0.010, 0.012], "slow": [0.030, 0.031, 0.029, 0.03],
+                                  "tuned": [0.011, 0.010, 0.012, 0.010], "odd": [0.007, 0.006, 0.007, 0.006]})
+    assert d.verdict("compute only", "slow").verdict == "slower"
+    assert d.verdict("compute only", "tuned").verdict == "no clear difference"
+    assert d.verdict("compute only", "odd").verdict == "faster"
+    assert str(d.verdict("compute only", "slow")).startswith("slow steps took 30.0 ms against 10.5 ms for compute only")
+    with pytest.raises(KeyError, match="the names are"):
+        d.verdict("compute only", "fast")
 
 
 def test_step_time_display_draws_bars_and_medians():
@@ -183,5 +198,8 @@ def test_leakage_advice_is_the_splitting_rule():
 
 def test_device_report_says_where_the_model_trains():
     assert "trains on the CPU" in str(training.DeviceReport([], 2))
+    binder = training.DeviceReport([], 1.0, cpu="CPU: 1.0 CPU of time (a quota) on a host with 16 cores")
+    assert "the 1.0 CPU of time this process may use" in str(binder) and "a quota" in str(binder)
+    assert binder.cpu_cores == 1 and training.DeviceReport([], 0.5).cpu_cores == 1
     gpu = training.DeviceReport(["/physical_device:GPU:0"], 8)
-    assert gpu.has_gpu and "GPU:0" in str(gpu) and "8 CPU core(s)" in str(gpu)
+    assert gpu.has_gpu and "GPU:0" in str(gpu) and "8.0 CPUs of time" in str(gpu)

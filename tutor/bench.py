@@ -1,6 +1,8 @@
 """Honest timing of a tf.data pipeline, and a record of the Python calls a pipeline makes.
 
 * :func:`time_pipeline` reads a pipeline to the end, several times, and reports the median.
+* :func:`compare` runs two measurements in turns and says whether the second is faster, slower, or
+  not clearly different: every sentence of a lesson that depends on a timing is printed by it.
 * :class:`CallRecorder` wraps a Python function (for ``tf.py_function``) and records each call:
   how many there were, and how many ran at the same time.
 
@@ -18,6 +20,7 @@ from typing import Any, Callable, Sequence, Union
 import tensorflow as tf
 
 from ._validate import is_infinite, require_dataset, require_positive_int
+from .verdict import VERDICTS, Comparison, compare, decide  # noqa: F401  (the verdict helper: tutor.bench.compare)
 
 DatasetOrBuilder = Union[tf.data.Dataset, Callable[[], tf.data.Dataset]]
 _COUNTS = ("elements", "rows")

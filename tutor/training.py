@@ -8,7 +8,6 @@ True
 """
 from __future__ import annotations
 
-import os
 import time
 from typing import Callable, Mapping, Sequence
 
@@ -25,34 +24,50 @@ __all__ = ["DeviceReport", "StepTimer", "StepTimeDisplay", "HistoryDisplay",
 
 # -------------------------------------------------------------------- device
 class DeviceReport:
-    """What TensorFlow can compute on: ``gpus`` (names) and ``cpu_cores``."""
+    """What TensorFlow can compute on: ``gpus`` (names) and ``cpus``, the CPU time per second this process may use.
 
-    def __init__(self, gpus: Sequence[str], cpu_cores: int):
+    ``cpus`` is :func:`tutor.env.cpus_available`: under a CPU quota (Binder gives
+    about 1.0) it is less than the cores the machine shows; ``cpu`` is the
+    one-line CPU report when there is one.
+
+    >>> print(DeviceReport([], 1.0))
+    TensorFlow sees no GPU: the model trains on the CPU, sharing with the input pipeline the 1.0 CPU of time this process may use.
+    """
+
+    def __init__(self, gpus: Sequence[str], cpus: float, *, cpu: str | None = None):
         self.gpus = list(gpus)
-        self.cpu_cores = int(cpu_cores)
+        self.cpus = float(cpus)
+        self.cpu = cpu
+
+    @property
+    def cpu_cores(self) -> int:
+        """Whole CPUs of time (at least 1): ``cpus`` rounded down."""
+        return max(1, int(self.cpus))
 
     @property
     def has_gpu(self) -> bool:
         return bool(self.gpus)
 
     def __str__(self) -> str:
+        amount = f"{self.cpus:.1f} CPU{'' if self.cpus == 1 else 's'} of time"
         if self.has_gpu:
-            return (f"TensorFlow sees {len(self.gpus)} GPU(s): {', '.join(self.gpus)}. Keras places the model "
-                    f"on the GPU; the input pipeline runs on the {self.cpu_cores} CPU core(s) this process may use.")
-        return (f"TensorFlow sees no GPU: the model trains on the CPU, on the same {self.cpu_cores} core(s) "
-                "this process may use for the input pipeline.")
+            text = (f"TensorFlow sees {len(self.gpus)} GPU(s): {', '.join(self.gpus)}. Keras places the model "
+                    f"on the GPU; the input pipeline runs on the CPU, with the {amount} this process may use.")
+        else:
+            text = (f"TensorFlow sees no GPU: the model trains on the CPU, sharing with the input pipeline the "
+                    f"{amount} this process may use.")
+        return text + (f"\n{self.cpu}" if self.cpu else "")
 
     __repr__ = __str__
 
 
 def detect_device() -> DeviceReport:
-    """Which GPUs TensorFlow sees, and how many CPU cores this process may use."""
+    """Which GPUs TensorFlow sees, and how much CPU time this process may use (quota, affinity, cores)."""
+    from .env import cpu_report
+
     gpus = [d.name for d in tf.config.list_physical_devices("GPU")]
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS and Windows
-        cores = os.cpu_count() or 1
-    return DeviceReport(gpus, cores)
+    report = cpu_report()
+    return DeviceReport(gpus, report.available, cpu=str(report))
 
 
 # --------------------------------------------------------------------- model
@@ -199,6 +214,25 @@ class StepTimeDisplay(Display):
     def ratio(self, slow: str, fast: str) -> float:
         """How many times slower the median step of ``slow`` is than that of ``fast``."""
         return self.medians[slow] / self.medians[fast]
+
+    def verdict(self, reference: str, name: str):
+        """The course's verdict helper on the steps of ``name`` against those of ``reference``.
+
+        A :class:`tutor.bench.Comparison`: ``.verdict`` is "faster", "slower" or
+        "no clear difference" (decided from the medians and the spread of the
+        steps), and printing it gives one sentence with the numbers.
+
+        >>> d = StepTimeDisplay({"compute only": [0.010, 0.011, 0.010], "slow": [0.030, 0.031, 0.029]})
+        >>> d.verdict("compute only", "slow").verdict
+        'slower'
+        """
+        from .verdict import Comparison
+
+        for key in (reference, name):
+            if key not in self.times:
+                raise KeyError(f"StepTimeDisplay.verdict: no pipeline named {key!r}; the names are {list(self.times)}.")
+        return Comparison(self.times[reference], self.times[name],
+                          labels=(f"{reference} steps", f"{name} steps"))
 
     def __str__(self) -> str:
         return "\n".join(f"{k}: median {m * 1000:.1f} ms per step" for k, m in self.medians.items())

@@ -11,7 +11,7 @@ from typing import Sequence
 
 import numpy as np
 from .. import style
-from ..bench import Timing, time_pipeline
+from ..bench import Comparison, Timing, time_pipeline
 from ..display import Display, new_axes
 from .rotation import PATHS, available_paths, rotation_angles, rotation_dataset
 
@@ -56,6 +56,22 @@ class RotationTimingDisplay(Display):
         """How many times faster ``faster`` is than ``slower``."""
         return self.timings[slower].median / self.timings[faster].median
 
+    def comparison(self, reference: str, path: str) -> Comparison | None:
+        """The verdict helper's judgement of ``path`` against ``reference`` (both timed at least 3 times), else None."""
+        first, second = self.timings[reference].times, self.timings[path].times
+        if len(first) < 3 or len(second) < 3:
+            return None
+        return Comparison(first, second, labels=(reference, path))
+
+    def versus(self, reference: str, path: str) -> str:
+        """A few words on ``path`` against ``reference``: the verdict with the factor, or the plain factor."""
+        c = self.comparison(reference, path)
+        if c is None:
+            return f"{self.ratio(reference, path):.1f}x as fast as {reference}"
+        if c.verdict == "no clear difference":
+            return f"no clear difference from {reference}"
+        return f"{c.factor:.1f}x {c.verdict} than {reference}"
+
     @property
     def ratios(self) -> dict[str, float]:
         """The lesson's two ratios, where both paths were timed: (a)/(b) and (b)/(c)."""
@@ -69,9 +85,10 @@ class RotationTimingDisplay(Display):
         return f"RotationTimingDisplay(n_images={self.n_images}, paths={self.paths})"
 
     def summary(self) -> str:
-        """One line per path (seconds, images/s) and one per ratio."""
+        """One line per path (seconds, images/s) and one per ratio, judged by the verdict helper
+        (:func:`tutor.bench.compare`'s rule: "faster", "slower" or "no clear difference")."""
         lines = [f"{p:<11} {t.median:8.3f} s  {t.per_second:>10,.0f} images/s" for p, t in self.timings.items()]
-        lines += [f"{name:<22} {value:6.1f}x faster" for name, value in self.ratios.items()]
+        lines += [f"{name.split(' / ')[1]:<11} {self.versus(*name.split(' / '))}" for name in self.ratios]
         return "\n".join(lines)
 
     @classmethod
@@ -125,7 +142,7 @@ class RotationTimingDisplay(Display):
         return cls(timings, next(iter(counts.values())))
 
     def plot(self, *, ax=None, title: str | None = None) -> "RotationTimingDisplay":
-        """Horizontal bars of median seconds; each bar after the first says how much faster it is than the one above."""
+        """Horizontal bars of median seconds; each bar after the first is judged against the one above."""
         fig, ax = new_axes(ax, (7.5, 0.9 * len(self.timings) + 1.4))
         paths = self.paths
         secs = [self.timings[p].median for p in paths]
@@ -139,7 +156,7 @@ class RotationTimingDisplay(Display):
             text = f"{s:.2f} s"
             reference = {"tf": "scipy", "tf-batched": "tf", "tfa": "scipy"}.get(p)
             if reference in self.timings:
-                text += f"  ({self.ratio(reference, p):.1f}x faster than {reference})"
+                text += f"  ({self.versus(reference, p)})"
             self.labels_.append(ax.text(s, y, " " + text, va="center", fontsize="small"))
         ax.set_xlim(0, max(secs) * 1.9)
         passes = len(self.timings[paths[0]].times)

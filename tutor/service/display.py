@@ -1,15 +1,26 @@
 """Which worker produced which element: the picture behind the tf.data service's processing modes."""
 from __future__ import annotations
 
+import time
 from typing import Sequence
 
 import numpy as np
 import tensorflow as tf
 
 from .. import style
-from .._validate import require_choice, require_dataset, require_positive_int
+from .._validate import require_choice, require_dataset, require_positive_int, require_seconds
 from ..display import Display, new_axes
 from ..reading import read
+
+
+def _after_a_pause(element: tf.Tensor, seconds: float) -> tf.Tensor:
+    """``element``, after ``seconds`` of sleep on the worker that makes it (local workers only: Python)."""
+
+    def pause(x):
+        time.sleep(seconds)
+        return x
+
+    return tf.ensure_shape(tf.py_function(pause, [element], element.dtype), element.shape)
 
 
 class WorkerOrderDisplay(Display):
@@ -69,9 +80,16 @@ class WorkerOrderDisplay(Display):
 
     @classmethod
     def from_service(
-        cls, service, *, n_elements: int = 20, processing_mode: str = "parallel_epochs", max_elements: int = 500
+        cls, service, *, n_elements: int = 20, processing_mode: str = "parallel_epochs", max_elements: int = 500,
+        element_seconds: float = 0.0,
     ) -> "WorkerOrderDisplay":
         """Send ``tf.data.Dataset.range(n_elements)`` through ``service`` (a LocalService) and record who made what.
+
+        ``element_seconds`` makes each element take that long on its worker (a
+        sleep, one element at a time, so it needs no CPU): while one worker is
+        busy with an element, the other asks the dispatcher for the next split,
+        so in ``distributed_epoch`` mode both workers take splits even on one CPU.
+        Without it, a worker can finish a small dataset before the other one asks.
 
         >>> from tutor.service import LocalService
         >>> with LocalService(2) as service:
@@ -81,7 +99,12 @@ class WorkerOrderDisplay(Display):
         from .local import tag_producer
 
         n_elements = require_positive_int(n_elements, "n_elements", "WorkerOrderDisplay.from_service")
-        tagged = tag_producer(tf.data.Dataset.range(n_elements))
+        element_seconds = require_seconds(element_seconds, "element_seconds", "WorkerOrderDisplay.from_service",
+                                          maximum=1.0)
+        source = tf.data.Dataset.range(n_elements)
+        if element_seconds > 0:
+            source = source.map(lambda x: _after_a_pause(x, element_seconds))
+        tagged = tag_producer(source)
         ds = service.distribute(tagged, processing_mode)
         name = processing_mode if isinstance(processing_mode, str) else str(processing_mode)
         return cls.from_dataset(ds, max_elements=max_elements, mode=name)
