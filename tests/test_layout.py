@@ -1,5 +1,6 @@
 """The layout rules of CONTRIBUTING.md, checked: they keep the package easy to find one's way in."""
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,7 @@ def test_no_private_name_is_imported_from_another_module(path):
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_only_the_doctor_reads_tensorflows_private_pipeline_structure(path):
-    if path == PACKAGE / "doctor" / "graph.py":
+    if path in (PACKAGE / "doctor" / "graph.py", PACKAGE / "doctor" / "objects.py"):
         return
     assert "._inputs(" not in path.read_text(), f"{path.relative_to(ROOT)}: use tutor.doctor.read_pipeline"
 
@@ -65,8 +66,54 @@ def test_import_tutor_loads_no_widgets():
 
 
 def test_the_top_level_stays_simple():
-    allowed = {"tutor", "notebooks", "tests", "binder", "benchmarks", "tools", "README.md", "CONTRIBUTING.md",
+    allowed = {"tutor", "notebooks", "tests", "binder", "benchmarks", "tools", "book", "README.md", "CONTRIBUTING.md",
                "requirements.txt", "Makefile", "pyproject.toml", "LICENSE"}
     tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True, cwd=ROOT, check=True).stdout.split()
     top = {name.split("/")[0] for name in tracked if not name.startswith(".")}
     assert top <= allowed, f"unexpected at the top level: {sorted(top - allowed)}; see CONTRIBUTING.md"
+
+
+#: What counts as using TensorFlow's internals: a module outside the public ``tf.*`` API, or a private attribute
+#: of a TensorFlow object (a dataset's inputs and variant, an iterator's resource, a traced function's graph).
+INTERNAL_MODULES = ("tensorflow.python", "tensorflow.core", "tensorflow.tsl", "tsl", "xla")
+INTERNAL_ATTRIBUTES = {"_inputs", "_variant_tensor", "_functions", "_iterator_resource", "_flat_output_types",
+                       "_flat_output_shapes", "_map_func", "_input_dataset"}
+
+
+def uses_tensorflow_internals(path: Path) -> bool:
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import) and any(a.name.startswith(INTERNAL_MODULES) for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith(INTERNAL_MODULES):
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in INTERNAL_ATTRIBUTES:
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(
+                r"(%s)(\.\w+)+" % "|".join(re.escape(m) for m in INTERNAL_MODULES), node.value):
+            return True  # a module loaded by name, e.g. importlib.import_module("tsl.profiler...")
+    return False
+
+
+def internals_list_in_contributing() -> set[str]:
+    """The files named in CONTRIBUTING.md's rule on TensorFlow internals (the bullet that starts with it)."""
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    rule = next(line for line in text.split("\n\n") if "**TensorFlow internals**" in line)
+    return set(re.findall(r"`(tutor/[\w/]+\.py)`", rule))
+
+
+def test_contributing_names_every_file_that_uses_tensorflow_internals():
+    using = {str(p.relative_to(ROOT)) for p in MODULES if uses_tensorflow_internals(p)}
+    named = internals_list_in_contributing()
+    assert using == named, (f"use TensorFlow internals but are not named in CONTRIBUTING.md: {sorted(using - named)}; "
+                            f"named there but no longer use them: {sorted(named - using)}")
+
+
+def test_the_version_is_written_once():
+    import importlib.metadata
+    import tomllib
+
+    import tutor
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and "version" in project.get("dynamic", []), "pyproject.toml takes it from tutor"
+    assert importlib.metadata.version("tfdata-tutor") == tutor.__version__

@@ -51,6 +51,7 @@ from .training import HistoryDisplay, StepTimeDisplay  # noqa: E402
 # Functions.
 from .bench import time_pipeline  # noqa: E402
 from .env import env_report  # noqa: E402
+from .errors import short_errors  # noqa: E402
 from .leakage import check_leakage  # noqa: E402
 from .reading import take_elements  # noqa: E402
 from .stats import shuffle_stats  # noqa: E402
@@ -59,6 +60,11 @@ from .tfrecord import inspect_record  # noqa: E402
 from .timeline import profile  # noqa: E402
 
 __version__ = "0.2.0"
+
+# In a Jupyter kernel, errors raised inside TensorFlow show short, with the full traceback folded (tutor.errors).
+from .errors import install_in_kernel  # noqa: E402
+
+install_in_kernel()
 
 #: Explorers, loaded on first use so that ``import tutor`` does not import ipywidgets.
 _EXPLORERS = ("augment_explorer", "order_explorer", "shuffle_explorer", "sources_explorer", "timeline_explorer")
@@ -98,6 +104,7 @@ __all__ = [
     "inspect_record",
     "presentation",
     "profile",
+    "short_errors",
     "shuffle_stats",
     "take_elements",
     "time_pipeline",

@@ -1,10 +1,11 @@
 """Reading a dataset into NumPy values, always bounded in elements and in time.
 
-Every ``tutor`` function that reads a dataset goes through :func:`read`, so an
-endless ``repeat()`` stops after ``max_elements`` and a pipeline that produces
-nothing for a long time (a ``filter`` that never matches, on an endless input)
-stops at a deadline with a message that says why, instead of hanging the
-notebook.
+Every ``tutor`` function that reads a dataset goes through :func:`read` (whose
+loop is :func:`pull`), so an endless ``repeat()`` stops after ``max_elements``,
+and a pipeline that produces nothing for a long time (a ``filter`` that never
+matches on an endless input, a ``map`` whose function waits forever) stops at
+a deadline with a message that says why, instead of hanging the notebook. A
+read that gives up leaves nothing stuck: later pipelines run as before.
 
 >>> take_elements(tf.data.Dataset.range(3))
 [0, 1, 2]
@@ -23,6 +24,14 @@ from ._validate import require_dataset, require_positive_int, require_seconds
 
 #: Seconds a read may take before it stops with :class:`ReadTimeout`.
 DEFAULT_TIMEOUT = 10.0
+
+#: The usual reasons a dataset yields nothing for a long time, and what to try; every "gave up" message ends so.
+NEVER_YIELDS_CAUSES = (
+    "The usual causes: a map() whose function waits and never returns (a py_function or numpy_function stuck "
+    "on a lock, a file or a network call), a filter() that matches nothing on an endless or very long input "
+    "(repeat() with no count, or a huge range), or a source that waits forever. Test the function on one "
+    "element outside the pipeline, check the filter's condition, or add a count to repeat()."
+)
 
 
 class ReadTimeout(TimeoutError):
@@ -47,13 +56,14 @@ class Read:
         return f"Read({len(self.elements)} elements{', more left' if self.more else ''})"
 
 
-def take_elements(dataset, max_elements: int = 100, *, timeout: float = DEFAULT_TIMEOUT) -> list[Any]:
+def take_elements(dataset, max_elements: int = 100, *, timeout: float | None = None) -> list[Any]:
     """Return up to ``max_elements`` elements of ``dataset`` as NumPy values.
 
     Tuples and dicts keep their structure; strings come back as ``bytes``;
     NumPy scalars become Python numbers, so lists print cleanly. Reading
     stops after ``max_elements``, so an endless ``repeat()`` is safe, and after
-    ``timeout`` seconds, so a ``filter`` that never matches is safe too.
+    ``timeout`` seconds (default :data:`DEFAULT_TIMEOUT`), so a ``filter``
+    that never matches, or a ``map`` that waits forever, is safe too.
 
     Examples
     --------
@@ -64,13 +74,14 @@ def take_elements(dataset, max_elements: int = 100, *, timeout: float = DEFAULT_
     return [plain(e) for e in result.elements]
 
 
-def read(dataset, *, max_elements: int, timeout: float = DEFAULT_TIMEOUT, where: str = "read") -> Read:
+def read(dataset, *, max_elements: int, timeout: float | None = None, where: str = "read") -> Read:
     """Read at most ``max_elements`` elements (plus one, to learn whether there are more).
 
     Raises :class:`ReadTimeout` when the elements have not all arrived after
-    ``timeout`` seconds. A dataset whose length TensorFlow knows is read
-    directly; any other (``filter``, generators, files, ``interleave``) is read
-    in a helper thread that the deadline can cancel.
+    ``timeout`` seconds (default :data:`DEFAULT_TIMEOUT`), whatever the dataset: a ``filter`` that matches
+    nothing, or a ``map`` whose function waits forever, even on a dataset
+    whose length TensorFlow knows. The read runs in a helper thread (:func:`pull`),
+    and a read that gives up leaves nothing behind that later pipelines wait for.
 
     >>> read(tf.data.Dataset.range(5), max_elements=3)
     Read(3 elements, more left)
@@ -79,12 +90,9 @@ def read(dataset, *, max_elements: int, timeout: float = DEFAULT_TIMEOUT, where:
 
     require_dataset(dataset, where)
     max_elements = require_positive_int(max_elements, "max_elements", where)
-    timeout = require_seconds(timeout, "timeout", where)
-    bounded = dataset.take(max_elements + 1)
-    if int(dataset.cardinality()) >= 0:  # a known, finite length: nothing can spin forever
-        values = list(bounded.as_numpy_iterator())
-    else:
-        values = _read_with_deadline(bounded, timeout, where, tf)
+    timeout = require_seconds(DEFAULT_TIMEOUT if timeout is None else timeout, "timeout", where)
+    values = pull(dataset.take(max_elements + 1), timeout=timeout, where=where,
+                  convert=lambda value: tf.nest.map_structure(_to_numpy, value))
     return Read(values[:max_elements], len(values) > max_elements)
 
 
@@ -112,37 +120,81 @@ def _to_numpy(x: Any) -> Any:
     return value
 
 
-def _read_with_deadline(dataset, timeout: float, where: str, tf) -> list:
-    """Pull elements in a thread; at the deadline, cancel the pull that is still running."""
-    next_fn, cancel = cancellable_next(iter(dataset))
+#: Reads that gave up, kept alive on purpose, for the life of the process. Destroying a tf.data iterator
+#: waits for the function calls it has in flight (``~Iterator`` of a fused map + batch, of a parallel map,
+#: ... calls ``CancelThreads(/*wait=*/true)``), and a call that waits forever would make whichever thread
+#: drops the last reference (the notebook's own, through garbage collection) wait forever too.
+_ABANDONED: list = []
+
+
+def pull(dataset, *, timeout: float, where: str, convert: Callable = lambda value: value,
+         on_element: Callable | None = None, limit: int | None = None) -> list:
+    """Every element of ``dataset`` (at most ``limit``), pulled in a helper thread within ``timeout`` seconds.
+
+    This is the one loop that reads a learner's pipeline. At the deadline the
+    pull that is still waiting is cancelled, the iterator is set aside (see
+    ``_ABANDONED``) and :class:`ReadTimeout` says why, so the caller's thread
+    never waits longer than ``timeout`` plus a moment. ``on_element(i, value)``
+    runs in the helper thread after element ``i`` arrived.
+
+    >>> pull(tf.data.Dataset.range(3), timeout=5, where="example", convert=int)
+    [0, 1, 2]
+    """
+    state: dict[str, Any] = {"cancel": None, "iterator": None, "error": None}
     values: list = []
-    failure: list[BaseException] = []
     finished = threading.Event()
 
-    def pull() -> None:
+    def work() -> None:
         try:
-            while True:
+            state["iterator"] = iter(dataset)
+            next_fn, state["cancel"] = cancellable_next(state["iterator"])
+            while limit is None or len(values) < limit:
                 more, value = next_fn()
                 if not more:
                     break
-                values.append(tf.nest.map_structure(_to_numpy, value))
+                values.append(convert(value))
+                if on_element is not None:
+                    on_element(len(values) - 1, value)
         except BaseException as exc:  # handed to the caller's thread below
-            failure.append(exc)
+            state["error"] = exc
         finally:
             finished.set()
 
-    worker = threading.Thread(target=pull, name="tutor-read", daemon=True)
+    worker = threading.Thread(target=work, name="tutor-read", daemon=True)
     start = time.monotonic()
     worker.start()
-    finished.wait(timeout)
-    if not finished.is_set():
-        cancel()
-        finished.wait(2.0)
+    try:
+        in_time = finished.wait(timeout)
+    except BaseException:  # the learner interrupted the kernel: stop the helper thread too
+        abandon(state["cancel"], state, dataset, worker)
+        raise
+    if not in_time:
+        abandon(state["cancel"], state, dataset, worker)
+        finished.wait(0.5)
         got = list(values)
         raise ReadTimeout(_timeout_message(where, timeout, len(got), time.monotonic() - start), got)
-    if failure:
-        raise failure[0]
+    if state["error"] is not None:
+        raise state["error"]
     return values
+
+
+def abandon(cancel: Callable | None, *held: Any) -> None:
+    """Give up on a read: ``cancel()`` the pull that waits, and keep ``held`` alive for good (``_ABANDONED``).
+
+    ``held`` is everything that refers to the iterator (the reading thread's
+    state, the dataset, the thread), so its destructor never runs.
+
+    The extra reference keeps the objects alive also while Python shuts down,
+    when module globals are cleared; the process then ends without running
+    the waiting destructors.
+    """
+    import ctypes
+
+    if cancel is not None:
+        cancel()
+    kept = tuple(held)
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(kept))
+    _ABANDONED.append(kept)
 
 
 def cancellable_next(iterator) -> tuple[Callable, Callable]:
@@ -191,7 +243,6 @@ def _timeout_message(where: str, timeout: float, got: int, elapsed: float) -> st
     else:
         what = f"the dataset produced only {got} element{'s' if got != 1 else ''} in {elapsed:.0f} s"
     return (
-        f"{where}: {what}, so reading stopped (the limit is {timeout:g} s). This usually means a filter() "
-        "that matches nothing on an endless or very long input (repeat() with no count, or a huge range), "
-        "or a source that waits forever. Check the filter's condition, or add a count to repeat()."
+        f"{where}: {what}, so reading stopped (the limit is {timeout:g} s). {NEVER_YIELDS_CAUSES} "
+        "Other pipelines keep working."
     )
