@@ -44,7 +44,9 @@ def test_rewrite_points_everything_at_a_fork(fork):
     text = (fork / "notebooks" / "03_shuffle.ipynb").read_text()
     assert "colab.research.google.com/github/someone/my-course/blob/v1.2/notebooks/03_shuffle.ipynb" in text
     assert "git+https://github.com/someone/my-course@v1.2" in text
-    assert "tfdata-course/tfdata-course" not in (fork / "README.md").read_text()
+    readme = (fork / "README.md").read_text()
+    assert "tfdata-course/tfdata-course" not in readme
+    assert "https://someone.github.io/my-course/" in readme and "tfdata-course.github.io" not in readme
 
 
 def test_check_finds_a_stale_link(fork):

@@ -183,3 +183,58 @@ def test_checks_give_up_on_an_answer_that_never_yields_and_the_next_cells_work()
         assert "stopped reading" in message and "map()" in message, (name, message)
         assert "Traceback" not in message, (name, message)
     assert result["after"] == result["expected"]
+
+
+def test_one_check_per_lesson_gives_up_on_its_own_solution_made_to_wait_forever():
+    # For every lesson, the first question whose solution is a dataset (or a tuple of datasets): the same
+    # answer with a map in front of every element that waits forever. Its check must say so, in a sentence.
+    result = run_child("""
+        import importlib, pkgutil, re
+        import tutor.checks
+        from tutor.checks import Question
+
+        def stall(ds):
+            def wait(*element):
+                gate = tf.py_function(wait_forever, [tf.constant(0, tf.int64)], tf.int64)
+                with tf.control_dependencies([gate]):
+                    return tf.nest.map_structure(tf.identity, element if len(element) > 1 else element[0])
+            return ds.map(wait)
+
+        verdicts, skipped = {}, {}
+        names = sorted(m.name for m in pkgutil.iter_modules(tutor.checks.__path__) if re.fullmatch(r"lesson\\d\\d", m.name))
+        for name in names:
+            module = importlib.import_module("tutor.checks." + name)
+            for qname, q in sorted(vars(module).items()):
+                if not isinstance(q, Question) or getattr(q, "takes_function", False):
+                    continue
+                try:
+                    answer = q.solution_answer()
+                except Exception as exc:  # needs a notebook's setup cells
+                    skipped[f"{name}.{qname}"] = type(exc).__name__
+                    continue
+                if isinstance(answer, tf.data.Dataset):
+                    stalled = stall(answer)
+                elif isinstance(answer, tuple) and answer and all(isinstance(a, tf.data.Dataset) for a in answer):
+                    stalled = tuple(stall(a) for a in answer)
+                else:
+                    continue
+                r = q.check(stalled)
+                verdicts[f"{name}.{qname}"] = [r.status, r.message]
+                break
+        tutor.service.stop_all()
+        print("RESULT " + json.dumps({"verdicts": verdicts, "skipped": skipped, "after": ordinary(),
+                                      "expected": EXPECTED}))
+    """)
+    lessons = {name.split(".")[0] for name in result["verdicts"]}
+    assert len(lessons) >= 10, (sorted(lessons), result["skipped"])
+    gave_up = 0
+    for name, (status, message) in result["verdicts"].items():
+        assert status == "not yet", (name, status, message)
+        assert "Traceback" not in message, (name, message)
+        if "stopped reading" in message:
+            assert "map()" in message, (name, message)
+            gave_up += 1
+        else:  # refused on its structure before reading: some tasks forbid a py_function, or any extra map
+            assert "py_function" in message or "map(wait)" in message, (name, message)
+    assert gave_up >= 8, result["verdicts"]
+    assert result["after"] == result["expected"]

@@ -55,6 +55,16 @@ def read_config(root: Path) -> tuple[str, str]:
     return repo.group(1), ref.group(1)
 
 
+#: The course website's address on GitHub Pages, derived from the repository (README.md names it).
+SITE_RE = re.compile(r"https://([\w.-]+)\.github\.io/([\w.-]+)/")
+
+
+def site_url(repo: str) -> str:
+    """Where GitHub Pages publishes the course website of ``repo`` (.github/workflows/pages.yml builds it)."""
+    owner, name = repo.split("/")
+    return f"https://{owner.lower()}.github.io/{name}/"
+
+
 def colab_url(repo: str, ref: str, notebook: str) -> str:
     return f"https://colab.research.google.com/github/{repo}/blob/{ref}/notebooks/{notebook}"
 
@@ -167,6 +177,7 @@ def rewrite(root: Path, repo: str, ref: str) -> list[Path]:
     if readme.exists():
         text = readme.read_text()
         new = _rewrite_text(text, repo, ref, None).replace(f"github.com/{old_repo}", f"github.com/{repo}")
+        new = SITE_RE.sub(site_url(repo), new)
         new = TABLE_RE.sub(lambda m: m.group(1) + readme_table(repo, ref, all_lessons) + m.group(3), new)
         if new != text:
             readme.write_text(new)
@@ -209,6 +220,9 @@ def check(root: Path) -> list[str]:
             for m in regex.finditer(text):
                 if (m.group(1), m.group(2)) != (repo, ref):
                     problems.append(f"README.md: {what} points at {m.group(1)}@{m.group(2)}, expected {repo}@{ref}")
+        for m in SITE_RE.finditer(text):
+            if m.group(0) != site_url(repo):
+                problems.append(f"README.md: the website's address is {m.group(0)}, expected {site_url(repo)}")
         table = TABLE_RE.search(text)
         if table is None:
             problems.append("README.md: no lesson table between <!-- lessons --> and <!-- /lessons -->")
