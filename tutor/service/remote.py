@@ -127,10 +127,12 @@ def stop_all_processes() -> int:
 
 
 #: The child's program. It imports TensorFlow only (not tutor, which would load Keras and matplotlib too),
-#: starts the servers, says "ready", and exits when its standard input closes.
+#: starts the servers, says "ready", and exits when its standard input closes. TensorFlow imports JAX when it
+#: is installed (for TF Lite); the servers never use it, so the child leaves it out (about 130 MB less).
 CHILD_PROGRAM = """
 import os, socket, sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+sys.modules["jax"] = None  # "import jax" now raises ImportError, which TensorFlow expects when JAX is absent
 import tensorflow as tf
 port, workers, heartbeat = (int(v) for v in sys.argv[1:4])
 sockets = [socket.socket() for _ in range(workers)]
