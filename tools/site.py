@@ -77,12 +77,12 @@ def lesson_list(all_lessons, folder: str = "lessons") -> str:
 
 
 def run_times(root: Path) -> dict[str, str]:
-    """Seconds each lesson took to run headless, from the notebooks table of ``benchmarks/README.md``."""
+    """Seconds each lesson took to run headless, from the latest (first) notebooks table of ``benchmarks/README.md``."""
     readme = root / "benchmarks" / "README.md"
     found = {}
     if readme.is_file():
         for match in re.finditer(r"^\| (\d\d_[\w-]+) \| ([\d.]+) \| ([\d.]+) \|$", readme.read_text(), re.M):
-            found[match.group(1)] = match.group(2)
+            found.setdefault(match.group(1), match.group(2))  # the first table is the latest
     return found
 
 
