@@ -27,9 +27,14 @@ lab: $(STAMP)
 # time (every test is written to pass on a busy machine). CI leaves out binder-env's pass under a 1-CPU quota,
 # which alone takes about as long as all the lessons twice; `make binder-env` runs it.
 test: $(STAMP)
-	$(MAKE) --no-print-directory -j6 unit $(LEGACY_VENV)/.installed $(COLAB_VENV)/.installed \
-		$(BINDER_VENV)/.installed $(SITE_VENV)/.installed chromium
+	$(MAKE) --no-print-directory -j2 unit test-envs
 	$(MAKE) --no-print-directory -j2 --output-sync=target binder-env browser nbval colab-env legacy-env BINDER_QUOTA=0
+
+# The test environments, one after another (two editable installs of this checkout at once could collide).
+.PHONY: test-envs
+test-envs:
+	$(MAKE) --no-print-directory -j1 $(LEGACY_VENV)/.installed $(COLAB_VENV)/.installed $(BINDER_VENV)/.installed \
+		$(SITE_VENV)/.installed chromium
 
 unit: $(STAMP)
 	$(PY) -m pytest tests -q --ignore=tests/browser
