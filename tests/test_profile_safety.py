@@ -76,7 +76,7 @@ def test_a_pipeline_that_yields_nothing_is_stopped_at_the_deadline(monkeypatch):
     assert info.value.steps_done == 0
     assert not os.path.exists(made[0])
     # the stuck get_next was cancelled: the helper thread ends instead of spinning on forever
-    for thread in [t for t in threading.enumerate() if t.name == "tutor-profile"]:
+    for thread in [t for t in threading.enumerate() if t.name == "tutor-read"]:
         thread.join(60)
         assert not thread.is_alive()
     assert tutor.profile(tf.data.Dataset.range(3), steps=2).n_steps == 2  # the profiler was stopped

@@ -14,6 +14,7 @@ read that gives up leaves nothing stuck: later pipelines run as before.
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from typing import Any, Callable
@@ -128,28 +129,34 @@ _ABANDONED: list = []
 
 
 def pull(dataset, *, timeout: float, where: str, convert: Callable = lambda value: value,
-         on_element: Callable | None = None, limit: int | None = None) -> list:
+         on_element: Callable | None = None, limit: int | None = None, around: Callable | None = None) -> list:
     """Every element of ``dataset`` (at most ``limit``), pulled in a helper thread within ``timeout`` seconds.
 
     This is the one loop that reads a learner's pipeline. At the deadline the
     pull that is still waiting is cancelled, the iterator is set aside (see
     ``_ABANDONED``) and :class:`ReadTimeout` says why, so the caller's thread
     never waits longer than ``timeout`` plus a moment. ``on_element(i, value)``
-    runs in the helper thread after element ``i`` arrived.
+    runs in the helper thread after element ``i`` arrived. ``around(what, i)``,
+    if given, returns a context manager wrapped around making the iterator
+    (``what="iterator"``, ``i=None``) and around each ``next`` (``"next"``, ``i``),
+    as ``tutor.profile`` marks them for TensorFlow's profiler.
 
     >>> pull(tf.data.Dataset.range(3), timeout=5, where="example", convert=int)
     [0, 1, 2]
     """
+    around = around or (lambda what, i: contextlib.nullcontext())
     state: dict[str, Any] = {"cancel": None, "iterator": None, "error": None}
     values: list = []
     finished = threading.Event()
 
     def work() -> None:
         try:
-            state["iterator"] = iter(dataset)
+            with around("iterator", None):
+                state["iterator"] = iter(dataset)
             next_fn, state["cancel"] = cancellable_next(state["iterator"])
             while limit is None or len(values) < limit:
-                more, value = next_fn()
+                with around("next", len(values)):
+                    more, value = next_fn()
                 if not more:
                     break
                 values.append(convert(value))

@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import threading
 import time
-from typing import Any, Callable
+from typing import Callable
 
 import tensorflow as tf
 
 from ..._quiet import stderr_to_devnull
 from ..._validate import require_dataset, require_positive_int, require_seconds
-from ...reading import abandon, cancellable_next
+from ...reading import NEVER_YIELDS_CAUSES, ReadTimeout, pull
 from ..events import Timeline
 from ..pipeline import Pipeline, call_like_map
 from .build import build_timeline
@@ -166,48 +165,24 @@ def _start_profiler(logdir: str) -> None:
 
 
 def _run(ds, steps: int, step_time: float, train_step: Callable | None, timeout: float) -> int:
-    """Take ``steps`` elements in a helper thread, with markers; return how many steps ran."""
-    state: dict[str, Any] = {"done": 0, "cancel": lambda: None, "error": None, "iterator": None}
-    finished = threading.Event()
+    """Take ``steps`` elements through :func:`tutor.reading.pull`, with markers; return how many arrived."""
 
-    def consume() -> None:
-        try:
-            with tf.profiler.experimental.Trace("tutor.iterator"):
-                state["iterator"] = iter(ds)
-            next_fn, state["cancel"] = cancellable_next(state["iterator"])
-            for s in range(steps):
-                with tf.profiler.experimental.Trace("tutor.next", step=s):
-                    more, value = next_fn()
-                if not more:
-                    break
-                with tf.profiler.experimental.Trace("tutor.step", step=s):
-                    if train_step is not None:
-                        call_like_map(train_step, value)
-                    elif step_time:
-                        time.sleep(step_time)
-                state["done"] = s + 1
-            state["iterator"] = None
-        except BaseException as exc:  # handed to the caller's thread below
-            state["error"] = exc
-        finally:
-            finished.set()
+    def marked(what: str, step: int | None):
+        return tf.profiler.experimental.Trace(f"tutor.{what}", **({} if step is None else {"step": step}))
 
-    worker = threading.Thread(target=consume, name="tutor-profile", daemon=True)
-    worker.start()
+    def work(step: int, value) -> None:
+        with tf.profiler.experimental.Trace("tutor.step", step=step):
+            if train_step is not None:
+                call_like_map(train_step, value)
+            elif step_time:
+                time.sleep(step_time)
+
     try:
-        in_time = finished.wait(timeout)
-    except BaseException:  # the learner interrupted the kernel: stop the helper thread too
-        abandon(state["cancel"], state, ds, worker)
-        raise
-    if not in_time:
-        abandon(state["cancel"], state, ds, worker)
-        finished.wait(0.5)
-        done = state["done"]
+        return len(pull(ds, timeout=timeout, where=WHERE, convert=lambda value: None, on_element=work,
+                        limit=steps, around=marked))
+    except ReadTimeout as exc:
+        done = len(exc.elements)
         raise ProfileTimeout(
             f"{WHERE}: the dataset delivered {done} of the {steps} steps in {timeout:g} s, so the run was stopped. "
-            "This usually means a filter() that matches nothing on an endless input, a source that waits "
-            "forever, or simply slow steps: check the pipeline, or give it longer with timeout=..., "
-            "or ask for fewer steps.", done)
-    if state["error"] is not None:
-        raise state["error"]
-    return state["done"]
+            f"{NEVER_YIELDS_CAUSES} Slow steps do the same: give it longer with timeout=..., or ask for fewer "
+            "steps.", done) from None
