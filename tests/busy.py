@@ -7,6 +7,9 @@ Tests decide by what happened, never by how long it took:
 * :func:`most_at_once` counts how many recorded intervals were open at the
   same instant; :func:`intersects` says which intervals of one row overlap
   some interval of another row (producer against consumer);
+* :class:`Progress` shows Python's threads taking turns (the GIL) by who
+  computed when, not by CPU seconds against wall time, which cannot tell on
+  one core;
 * :class:`Meeting` makes "several calls run at once" independent of timing:
   the first calls wait for each other, releasing the GIL as a sleep or a file
   read does. Where tf.data lets that many calls run together they all meet,
@@ -138,6 +141,57 @@ class Meeting:
             self.met = True
         except threading.BrokenBarrierError:  # fewer callers could be there at once: the test's counts will say so
             pass
+
+
+class Progress:
+    """Moments at which threads computed in pure Python: each thread notes one at most every millisecond.
+
+    Python lets one thread at a time run Python code (the GIL). A thread that
+    computes keeps the GIL until another asks for it *and* the switch interval
+    (``sys.setswitchinterval``) has passed, so computing threads take turns of
+    about that interval, on one core or many, busy or idle. Threads that ran
+    Python at the same time would interleave their moments within a
+    millisecond or two. :meth:`longest_alone` tells the two apart.
+    """
+
+    RESOLUTION = 0.001
+
+    def __init__(self):
+        self.moments: list[tuple[float, int]] = []  # (perf_counter, thread id); one append is atomic
+
+    def compute(self, seconds: float) -> None:
+        """Compute in pure Python for ``seconds`` of wall time, noting a moment every millisecond it runs."""
+        me, last = threading.get_ident(), 0.0
+        end = time.perf_counter() + seconds
+        while (now := time.perf_counter()) < end:
+            if now - last >= self.RESOLUTION:
+                self.moments.append((now, me))
+                last = now
+
+    @property
+    def threads(self) -> int:
+        """How many threads noted moments."""
+        return len({who for _, who in self.moments})
+
+    def longest_alone(self) -> float:
+        """The longest stretch (seconds) in which one thread noted moments and no other thread noted any."""
+        best, first, who = 0.0, 0.0, None
+        for now, thread in sorted(self.moments):
+            if thread != who:
+                first, who = now, thread
+            best = max(best, now - first)
+        return best
+
+
+@contextlib.contextmanager
+def switch_interval(seconds: float):
+    """Run the block with Python's thread switch interval set to ``seconds`` (then put it back)."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(seconds)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(old)
 
 
 @contextlib.contextmanager

@@ -145,7 +145,8 @@ def test_rotation_timing_display_bars_and_ratios():
     assert len(disp.bars_) == 3
     assert [b.get_width() for b in disp.bars_] == pytest.approx(list(disp.seconds.values()))
     # one pass each: too few for a verdict, so the labels give the plain factor
-    assert "as fast as scipy" in disp.labels_[1].get_text() and "as fast as tf" in disp.labels_[2].get_text()
+    assert f"{disp.ratio('scipy', 'tf'):.1f}x as fast as scipy" in disp.labels_[1].get_text()
+    assert f"{disp.ratio('tf', 'tf-batched'):.1f}x as fast as tf" in disp.labels_[2].get_text()
     assert "images/s" in disp.summary()
     with pytest.raises(ValueError, match="paths"):
         RotationTimingDisplay.from_images(images(4, 28), paths=("cv2",))

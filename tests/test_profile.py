@@ -55,6 +55,21 @@ def test_a_parallel_maps_function_runs_are_its_own_work():
     assert tl.stage_self_time["ParallelMapV2"] >= 0.99 * steps * SLEEP
 
 
+def test_a_stage_runs_no_more_calls_at_once_than_its_parallelism():
+    # TensorFlow fuses map + batch into MapAndBatch; a map it cannot make parallel (py_function) keeps one call
+    # at a time there, and each call's row ends by the time the next starts, however late its thread closes.
+    for calls, expected in ((None, 1), (2, 2)):
+        kwargs = {} if calls is None else {"num_parallel_calls": calls}
+        tl = tutor.profile(slow_map(tf.data.Dataset.range(100), **kwargs).batch(2), steps=5)
+        assert tl.meta["parallelism"] == {"MapAndBatch": expected}
+        runs = tl.events[(tl.events["stage"] == "MapAndBatch") & tl.function_run]
+        assert len(runs) >= 10
+        order = np.argsort(runs["start"])
+        starts, ends = runs["start"][order], runs["end"][order]
+        at_once = max(int(np.sum((starts <= t) & (ends > t))) for t in starts)
+        assert at_once == expected  # the two sleeping calls do overlap when two are allowed
+
+
 def test_stage_names_and_notes_after_tensorflows_rewrites():
     fused = tutor.profile(tf.data.Dataset.range(64).map(lambda x: x * 2).batch(4), steps=3)
     assert "MapAndBatch" in fused.stages

@@ -210,7 +210,7 @@ def test_parse_example_error_names_the_key(shards):
 
 
 # =============================================================================== lesson 09: generators
-from busy import Meeting, cores  # noqa: E402  tests/busy.py: "several at once" decided by a meeting point
+from busy import Meeting, Progress, cores, switch_interval  # noqa: E402  tests/busy.py: "several at once" decided by a meeting point
 
 from tutor.checks import lesson09 as ex  # noqa: E402
 from tutor.timeline import busy_wait  # noqa: E402
@@ -504,24 +504,22 @@ def test_dense_and_tf_image_need_static_shapes():
 
 
 def test_pure_python_work_holds_the_gil():
-    """Four threads computing in Python together: their CPU seconds add up to no more than the wall time."""
-    meeting = Meeting(4, patience=30.0)
-    cpu = []
+    """Two threads computing in Python take turns: each runs alone until the switch interval hands the GIL on."""
+    meeting, progress = Meeting(2, patience=30.0), Progress()
 
     def work():
         meeting.attend()
-        start = time.thread_time()
-        busy_wait(0.05)
-        cpu.append(time.thread_time() - start)
+        progress.compute(0.3)
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    wall = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - wall
-    assert meeting.met and sum(cpu) <= 1.25 * wall + 0.02  # one thread at a time runs Python
+    with switch_interval(0.02):
+        threads = [threading.Thread(target=work) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert meeting.met and progress.threads == 2
+    # most of a 20 ms turn with no moment from the other thread: it did not run Python meanwhile, on any core count
+    assert progress.longest_alone() >= 0.015
 
 
 def test_python_switches_threads_every_few_milliseconds():

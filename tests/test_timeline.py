@@ -7,7 +7,7 @@ import tensorflow as tf
 
 import tutor
 from tutor import timeline as T
-from tutor.timeline.intervals import assign_lanes, union_length
+from tutor.timeline.intervals import assign_lanes, cap_overlap, union_length
 from tutor.timeline.schema import make_events, make_steps
 
 
@@ -144,6 +144,36 @@ def test_assign_lanes_takes_the_lowest_free_lane():
     starts, ends = np.array([0.0, 0.1, 0.2, 1.0, 1.05, 3.0]), np.array([1.0, 2.0, 1.05, 2.0, 2.5, 4.0])
     assert assign_lanes(starts, ends).tolist() == [0, 1, 2, 0, 2, 0]
     assert assign_lanes(np.zeros(0), np.zeros(0)).tolist() == []
+
+
+def most_open(starts, ends) -> int:
+    """The most intervals open at one time (an end at t closes before a start at t)."""
+    points = sorted([(float(e), -1) for e in ends] + [(float(s), 1) for s in starts])
+    running = most = 0
+    for _, change in points:
+        running += change
+        most = max(most, running)
+    return most
+
+
+@pytest.mark.parametrize("most", [1, 2, 3])
+def test_cap_overlap_leaves_at_most_that_many_open_and_only_shortens(most):
+    rng = np.random.default_rng(most)
+    starts = np.sort(rng.uniform(0, 10, 200))
+    ends = starts + rng.uniform(0.01, 0.5, 200)
+    assert most_open(starts, ends) > most  # the random bars do overlap more than allowed
+    capped = cap_overlap(starts, ends, most)
+    assert most_open(starts, capped) <= most
+    assert np.all(capped <= ends) and np.all(capped >= starts)
+    assert assign_lanes(starts, capped).max() + 1 <= most
+
+
+def test_cap_overlap_leaves_bars_within_the_limit_alone():
+    starts, ends = np.array([0.0, 0.5, 0.9, 3.0]), np.array([1.0, 2.0, 2.5, 4.0])
+    assert cap_overlap(starts, ends, 2).tolist() == [0.9, 2.0, 2.5, 4.0]  # the first to end ends as the 3rd starts
+    assert cap_overlap(starts, ends, 3).tolist() == ends.tolist()
+    with pytest.raises(ValueError, match="1 or more"):
+        cap_overlap(starts, ends, 0)
 
 
 def test_function_runs_and_calls_of_one_stage_get_their_own_sub_rows():

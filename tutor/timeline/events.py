@@ -44,8 +44,10 @@ class Timeline(WhoHoldsTime):
         profiled run adds ``notes`` (see :attr:`notes`), ``iterators`` (stage ->
         TensorFlow's iterator path), ``dataset_nodes`` (stage -> graph nodes),
         ``stage_inputs`` (stage -> the stages it reads from), ``buffer_stages``
-        (see :attr:`buffer_stages`) and, where the trace cannot tell epochs
-        apart, ``epochs_unknown`` (why).
+        (see :attr:`buffer_stages`), ``parallelism`` (a parallel ``map`` or
+        ``MapAndBatch`` stage -> the most calls of its function it allowed at
+        once; no more of its function runs overlap) and, where the trace
+        cannot tell epochs apart, ``epochs_unknown`` (why).
     parent : array of int, optional
         One per event: the row of :attr:`events` that waited for this one (the
         call that asked it for an element), -1 for none. Only

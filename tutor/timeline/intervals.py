@@ -1,4 +1,5 @@
-"""Interval geometry (pure NumPy): lengths of unions and overlaps, and lanes for overlapping intervals."""
+"""Interval geometry (pure NumPy): lengths of unions and overlaps, lanes for overlapping intervals, and a cap
+on how many may overlap."""
 from __future__ import annotations
 
 import heapq
@@ -74,3 +75,32 @@ def assign_lanes(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
         lanes[j] = lane
         heapq.heappush(busy, (float(ends[j]), lane))
     return lanes
+
+
+def cap_overlap(starts: np.ndarray, ends: np.ndarray, most: int) -> np.ndarray:
+    """``ends``, cut so that at most ``most`` of the intervals overlap at any time.
+
+    Taken in order of start, an interval that begins while ``most`` others are
+    still open ends the one of them that ends first: its end is moved back to
+    the new start. A stage that allows ``most`` calls at once starts the next
+    call only after one has handed over its result, so the part cut off is the
+    finished call's thread tidying up (or waiting for a core) after that.
+
+    >>> cap_overlap(np.array([0.0, 0.9, 2.0]), np.array([1.0, 1.5, 3.0]), 1).tolist()
+    [0.9, 1.5, 3.0]
+    >>> cap_overlap(np.array([0.0, 0.9, 2.0]), np.array([1.0, 1.5, 3.0]), 2).tolist()
+    [1.0, 1.5, 3.0]
+    """
+    if most < 1:
+        raise ValueError(f"cap_overlap: most must be 1 or more, got {most!r}.")
+    starts, ends = np.asarray(starts, dtype=float), np.array(ends, dtype=float)
+    open_: list[tuple[float, int]] = []  # (end, index) of the intervals still open, earliest end first
+    for j in np.argsort(starts, kind="stable").tolist():
+        start = float(starts[j])
+        while open_ and open_[0][0] <= start:
+            heapq.heappop(open_)
+        if len(open_) >= most:
+            _, k = heapq.heappop(open_)
+            ends[k] = max(start, float(starts[k]))
+        heapq.heappush(open_, (float(ends[j]), j))
+    return ends

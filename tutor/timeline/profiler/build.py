@@ -31,6 +31,7 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from ..events import Timeline
+from ..intervals import cap_overlap
 from ..schema import CONSUMER, make_events, make_steps
 from .epochs import call_epochs, unknown_epochs
 from .links import CallGraph
@@ -167,6 +168,8 @@ CACHE_NOTES = {
 
 #: Iterators that only hand over elements another stage made (Timeline.buffer_stages): a prefetch buffer, an
 #: in-memory cache's two iterators, and the outer iterator of a file cache (its FileCacheImpl reads the files).
+#: Stages that start a call of their function only while fewer than ``parallelism`` are in flight.
+CALL_BOUNDED = ("ParallelMap", "MapAndBatch")
 BUFFERS = ("Prefetch", "MemoryCache", "MemoryCacheImpl", "FileCache")
 
 
@@ -211,6 +214,42 @@ def _markers(events: list[Event]) -> tuple[Event, list[Event], dict]:
     return start[0], nexts, trains
 
 
+def _parallelism(events: list[Event], graph: CallGraph, stage_of: dict, names: dict) -> dict:
+    """Per stage name: the most calls of its function it allowed at once (the ``parallelism`` its calls report).
+
+    Only the stages whose ``parallelism`` counts function calls in flight
+    (``ParallelMap`` and ``MapAndBatch``, TensorFlow's ``num_calls_``) are
+    read. An autotuned stage reports the value it had at each call; the largest
+    is the bound over the run.
+    """
+    most: dict = {}
+    for i in graph.calls:
+        value = events[i].stat("parallelism")
+        key = stage_of.get(i)
+        if (key in names and _bare(key[-1]).startswith(CALL_BOUNDED) and isinstance(value, int)
+                and value > 0):
+            most[names[key]] = max(most.get(names[key], 0), value)
+    return most
+
+
+def _cap_runs(event_rows: list, runs: list, parallelism: dict) -> None:
+    """Cut the function runs of each stage so that no more overlap than the stage allows (in place).
+
+    A stage with ``parallelism`` p starts a run only when fewer than p are in
+    flight, and a run leaves the count when it hands over its result. Its
+    thread's executor event can end later (freeing tensors, or waiting for a
+    core on a busy machine); that tail is not the function running, and left
+    in, it would draw a one-at-a-time map on two lanes.
+    """
+    for stage, most in parallelism.items():
+        sel = [n for n, row in enumerate(event_rows) if runs[n] and row[0] == stage]
+        if len(sel) < 2:
+            continue
+        ends = cap_overlap(np.array([event_rows[n][4] for n in sel]), np.array([event_rows[n][5] for n in sel]), most)
+        for n, end in zip(sel, ends.tolist()):
+            event_rows[n] = event_rows[n][:5] + (end,)
+
+
 def build_timeline(events: list[Event], *, label: str = "", meta: dict | None = None) -> Timeline:
     """Turn the events of one profiled run (with its ``tutor.*`` markers) into a Timeline.
 
@@ -248,6 +287,8 @@ def build_timeline(events: list[Event], *, label: str = "", meta: dict | None = 
         runs.append(i in graph.work)
         if stage_of[i] == order[-1] and step >= 0 and step not in first_call:
             first_call[step] = epochs[i]
+    parallelism = _parallelism(events, graph, stage_of, names)
+    _cap_runs(event_rows, runs, parallelism)
     epoch = 0
     for s, r in enumerate(step_rows):
         epoch = first_call.get(s, epoch)
@@ -266,6 +307,7 @@ def build_timeline(events: list[Event], *, label: str = "", meta: dict | None = 
             inputs[names[parent]].append(names[k])
     meta = dict(meta or {})
     meta.update(source="profile", notes=rewrite_notes(nodes, order, names),
+                parallelism=parallelism,
                 iterators={names[k]: "::".join(("Iterator", "Root") + k) for k in order},
                 dataset_nodes={names[k]: sorted(nodes.get(k, ())) for k in order},
                 stage_inputs={names[k]: inputs.get(names[k], []) for k in order},

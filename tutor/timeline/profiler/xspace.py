@@ -29,7 +29,7 @@ XPLANE_MODULES = (
 #: Names of the events the timeline is built from (exact names; ``Iterator::...`` by prefix).
 FUNCTION_CALLS = ("FunctionRun", "InstantiatedCapturedFunction::RunAsync")
 #: The statistics read from them (the others, such as shapes and buffer sizes, are skipped).
-STATS = ("id", "parent_id", "name", "element_id", "step")
+STATS = ("id", "parent_id", "name", "element_id", "step", "parallelism")
 EXECUTOR = "ExecutorState::Process"
 MARKER_PREFIX = "tutor."
 
