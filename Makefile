@@ -21,14 +21,14 @@ $(STAMP): requirements.txt pyproject.toml
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/00_start_here.ipynb
 
-# Everything CI runs: unit tests, the lessons under nbval, lesson 05 on the legacy
-# tensorflow-addons stack, the Colab stack, the Binder environment, and a real browser.
+# Everything CI runs: unit tests, the lessons (under nbval, in the Binder environment, twice in one kernel),
+# lesson 05 on the legacy tensorflow-addons stack, the Colab stack, and a real browser.
 # The other environments install (mostly downloads) while the unit tests use the CPU; then the rest runs two at a
 # time (every test is written to pass on a busy machine). CI leaves out binder-env's pass under a 1-CPU quota,
 # which alone takes about as long as all the lessons twice; `make binder-env` runs it.
 test: $(STAMP)
 	$(MAKE) --no-print-directory -j2 unit test-envs
-	$(MAKE) --no-print-directory -j2 --output-sync=target binder-env browser nbval colab-env legacy-env BINDER_QUOTA=0
+	$(MAKE) --no-print-directory -j2 --output-sync=target binder-env browser colab-env legacy-env BINDER_QUOTA=0
 
 # The test environments, one after another (two editable installs of this checkout at once could collide).
 .PHONY: test-envs
@@ -40,8 +40,11 @@ unit: $(STAMP)
 	$(PY) -m pytest tests -q --ignore=tests/browser
 
 # tests/conftest.py is loaded as a plugin: it keeps stderr out of nbval's comparison and picks the offline digits.
+# This runs the lessons once in .venv's kernel (quick, while editing); `make binder-env` runs them under nbval too,
+# in the Binder venv's kernel and twice in one kernel, and that is what `make test` runs.
+NBVAL := -m pytest -p tests.conftest -q -p no:cacheprovider --nbval --nbval-sanitize-with tests/sanitize.cfg
 nbval: $(STAMP)
-	$(PY) -m pytest -p tests.conftest -q --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg notebooks
+	$(PY) $(NBVAL) --nbval-current-env notebooks
 
 # Re-execute notebooks and store their outputs (run after editing a lesson): make notebooks [LESSONS="notebooks/03_*.ipynb"]
 LESSONS ?= notebooks/*.ipynb
@@ -59,8 +62,9 @@ clean:
 # ---------------------------------------------------------------------------
 # Launch-anywhere checks (issue 6). Each target builds what it needs.
 #   make browser     real-browser tests of every explorer (JupyterLab + Notebook 7, Chromium)
-#   make binder-env  the Binder image's Python packages in a fresh venv; every lesson twice, < 1.5 GB,
-#                    then once inside a 1-CPU quota (a cgroup, as mybinder.org limits a user; skipped where none can be made)
+#   make binder-env  the Binder image's Python packages in a fresh venv; every lesson under nbval in its kernel,
+#                    twice in one kernel, < 1.5 GB (tools/nbval_twice.py), then once inside a 1-CPU quota
+#                    (a cgroup, as mybinder.org limits a user; skipped where none can be made)
 #   make colab-env   Colab's stack (Python 3.13, TF 2.20, ipywidgets 7.7.1): unit tests + lessons 01-03, 07, 14
 #   make benchmarks  timing and memory tables (a person reads them; not a pass/fail test)
 .PHONY: binder-env colab-env
@@ -86,9 +90,15 @@ $(BINDER_VENV)/.installed: binder/requirements.txt
 	$(BINDER_VENV)/bin/python -m pip install $(PIP_QUIET) -r binder/requirements.txt
 	touch $@
 
-binder-env: $(BINDER_VENV)/.installed
+binder-env: $(BINDER_VENV)/.installed $(STAMP)
 	PATH="$(CURDIR)/$(BINDER_VENV)/bin:$$PATH" binder/postBuild
-	TUTOR_BINDER_QUOTA=$(BINDER_QUOTA) binder/start $(BINDER_VENV)/bin/python tests/envs/check_binder.py
+	binder/start $(BINDER_VENV)/bin/python tests/envs/check_binder.py
+	binder/start $(PY) $(NBVAL) -p tools.nbval_twice --kernel-python $(BINDER_VENV)/bin/python --run-twice notebooks
+ifeq ($(BINDER_QUOTA),1)
+	binder/start $(BINDER_VENV)/bin/python tests/envs/check_binder.py --quota
+else
+	@echo "1-CPU quota: skipped (BINDER_QUOTA=$(BINDER_QUOTA): make test leaves it out to stay within CI's time)"
+endif
 
 $(COLAB_VENV)/.installed: tests/envs/colab-requirements.txt
 	rm -rf $(COLAB_VENV)

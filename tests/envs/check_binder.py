@@ -1,17 +1,21 @@
 """Run inside the Binder venv (``make binder-env``): is it the image repo2docker would build, and do the lessons run there?
 
-Checks that tensorflow-cpu (not tensorflow) and tutor are installed as
-binder/ asks, then runs every notebooks/*.ipynb TWICE in one fresh kernel of
-this venv (tools.nbtools.execute(runs=2, write=False)) while polling the
-kernel's memory, and fails on any cell error or any kernel peak over 1.5 GB.
+Checks that tensorflow-cpu (not tensorflow) and tutor are installed as binder/
+asks, and that binder/requirements.txt pins what requirements.txt pins.
 
-Then it runs every lesson once more the way mybinder.org limits a user: inside
-a cgroup with a CPU quota of one CPU of time (cgroup v1 ``cpu.cfs_quota_us`` of
-one period, or cgroup v2 ``cpu.max``), with every core still visible. It fails
-on a cell error there, or if ``tutor.env.cpus_available()`` does not report the
-quota, and prints every verdict sentence the lessons printed (``compare``), so
-they can be read against the run without a quota. Where no cgroup can be made
-(not root, no cpu controller), it says so and skips that part.
+The lessons themselves run next, in the same target: nbval starts each
+lesson's kernel with this venv's Python, compares the first run with the
+committed outputs, runs it a second time in the same kernel and fails on any
+kernel peak over 1.5 GB (``tools/nbval_twice.py``).
+
+With ``--quota`` it then runs every lesson once more the way mybinder.org
+limits a user: inside a cgroup with a CPU quota of one CPU of time (cgroup v1
+``cpu.cfs_quota_us`` of one period, or cgroup v2 ``cpu.max``), with every core
+still visible. It fails on a cell error there, or if
+``tutor.env.cpus_available()`` does not report the quota, and prints every
+verdict sentence the lessons printed (``compare``), so they can be read against
+the run without a quota. Where no cgroup can be made (not root, no cpu
+controller), it says so and skips that part.
 """
 from __future__ import annotations
 
@@ -27,8 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 # Appended, not inserted: the tutor that binder/postBuild installed must still come first on sys.path.
-sys.path.append(str(ROOT))
-from tools.memory import KERNEL_BYTES_TARGET, measure, table  # noqa: E402
+sys.path.append(str(ROOT))  # for tools.nbtools, in the quota part
 
 
 def pins(path: Path) -> dict[str, str]:
@@ -167,24 +170,8 @@ def main() -> int:
         problems.append("no notebooks/*.ipynb to run")
     print(f"Binder env: Python {sys.version.split()[0]}, tensorflow-cpu {metadata.version('tensorflow-cpu')}, "
           f"tutor from {location.parent}", flush=True)
-    results = []
-    for path in paths:
-        run = measure(path, runs=2)
-        results.append(run)
-        kernels = [cmd for cmd in run.commands.values() if "ipykernel_launcher" in " ".join(cmd)]
-        if not kernels or not all(Path(cmd[0]).absolute().parent == Path(sys.executable).absolute().parent for cmd in kernels):
-            problems.append(f"{run.name}: the kernel did not run on this venv's Python: {kernels}")
-        if run.error:
-            problems.append(f"{run.name}: {run.error}")
-        if run.peak_bytes > KERNEL_BYTES_TARGET:
-            problems.append(f"{run.name}: kernel peaked at {run.peak_bytes / 1e9:.2f} GB (limit 1.5 GB)")
-        print(f"  {run.name}: {run.seconds:.1f} s for 2 runs, peak {run.peak_bytes / 1e6:.0f} MB", flush=True)
-    print(table(results, runs=2))
-    if paths and os.environ.get("TUTOR_BINDER_QUOTA", "1") != "0":
+    if paths and "--quota" in sys.argv[1:]:
         problems += quota_part(paths)
-    elif paths:
-        print("1-CPU quota: skipped here (TUTOR_BINDER_QUOTA=0, as make test sets it to stay within CI's time); "
-              "make binder-env runs it.", flush=True)
     for problem in problems:
         print("FAIL:", problem)
     print("binder-env:", "FAILED" if problems else "ok")

@@ -1,0 +1,172 @@
+"""A pytest plugin beside nbval: run the lessons in another venv's kernel, twice in one kernel, and weigh it.
+
+``make binder-env`` runs the lessons once for all its checks, where they used to run three times (nbval
+in the main venv, then twice more for the Binder check)::
+
+    binder/start .venv/bin/python -m pytest -p tests.conftest -p tools.nbval_twice --nbval \\
+        --nbval-sanitize-with tests/sanitize.cfg --kernel-python .venv-binder/bin/python --run-twice notebooks
+
+* ``--kernel-python PY``: nbval starts each notebook's kernel with the Python ``PY`` (through a
+  kernelspec in a temporary ``JUPYTER_PATH`` folder), so the lessons run in that venv, exactly as it was
+  installed, while pytest and nbval run here. The kernel inherits this process's environment
+  (``binder/start``'s settings, the offline digits).
+* ``--run-twice``: after a notebook's last cell, one more item runs every code cell again in the same
+  kernel, as a learner who presses "Run All" a second time does; a cell that raises there fails it. nbval
+  compares the first pass with the committed outputs as usual.
+* The kernel's peak memory (its process and children, polled by :class:`tools.memory.PeakMemory`) is
+  measured over both passes; the second-pass item fails when it went over 1.5 GB, and a table of every
+  notebook's time and peak ends the report.
+"""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from .memory import KERNEL_BYTES_TARGET, NotebookRun, PeakMemory, table
+
+KERNEL_NAME = "tutor-kernel-python"
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("nbval_twice", "lessons in another venv's kernel, twice in one kernel (tools/nbval_twice.py)")
+    group.addoption("--kernel-python", default=None, help="run each notebook's kernel with this Python")
+    group.addoption("--run-twice", action="store_true", help="run every notebook a second time in the same kernel")
+
+
+def pytest_configure(config):
+    python = config.getoption("--kernel-python")
+    if python:
+        if getattr(config.option, "nbval_current_env", False):
+            raise pytest.UsageError("--kernel-python picks the kernel's Python; leave out --nbval-current-env")
+        if not os.access(python, os.X_OK):
+            raise pytest.UsageError(f"--kernel-python {python!r} is not an executable Python")
+        folder = tempfile.mkdtemp(prefix="tutor-kernels-")
+        spec = Path(folder, "kernels", KERNEL_NAME)
+        spec.mkdir(parents=True)
+        spec.joinpath("kernel.json").write_text(json.dumps({
+            "argv": [os.path.abspath(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            "display_name": f"Python ({python})", "language": "python"}))
+        os.environ["JUPYTER_PATH"] = os.pathsep.join([folder, *filter(None, [os.environ.get("JUPYTER_PATH")])])
+        config.option.nbval_kernel_name = KERNEL_NAME
+        config._tutor_kernel_folder = folder
+    if config.getoption("--run-twice"):
+        config.pluginmanager.register(Weighing(config), "tutor-weighing")
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "_tutor_kernel_folder", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class SecondPass(pytest.Item):
+    """Every code cell of the notebook once more, in the kernel the first pass used."""
+
+    def __init__(self, *, cells, weighing, **kwargs):
+        super().__init__(**kwargs)
+        self.cells, self.weighing = cells, weighing
+
+    def runtest(self):
+        kernel = self.parent.kernel
+        timeout = getattr(self.config.option, "nbval_cell_timeout", 2000)
+        failures = []
+        for number, source in self.cells:
+            msg_id = kernel.execute_cell_input(source, allow_stdin=False)
+            try:
+                kernel.await_reply(msg_id, timeout=timeout)
+                failures += [f"Cell {number}: {error}" for error in _errors_until_idle(kernel, msg_id, timeout)]
+            except queue.Empty:
+                failures.append(f"Cell {number}: no answer from the kernel within {timeout} s")
+                break
+        run = self.weighing.finish(self.parent)
+        python = self.config.getoption("--kernel-python")
+        kernels = [cmd for cmd in run.commands.values() if "ipykernel_launcher" in " ".join(cmd)]
+        if python and not any(cmd and cmd[0] == os.path.abspath(python) for cmd in kernels):
+            failures.append(f"the kernel did not run on {python}: {kernels}")
+        if failures:
+            raise SecondPassError("the second run in the same kernel failed:\n" + "\n".join(failures))
+        if run.peak_bytes > KERNEL_BYTES_TARGET:
+            raise SecondPassError(f"the kernel peaked at {run.peak_bytes / 1e9:.2f} GB over both runs "
+                                  f"(limit {KERNEL_BYTES_TARGET / 1e9:.1f} GB)")
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, SecondPassError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.parent.name}: second run in the same kernel"
+
+
+class SecondPassError(Exception):
+    pass
+
+
+def _errors_until_idle(kernel, msg_id: str, timeout: float) -> list[str]:
+    """The ``ename: evalue`` of every error the cell ``msg_id`` raised, read from iopub until the kernel is idle."""
+    errors = []
+    while True:
+        msg = kernel.get_message(stream="iopub", timeout=timeout)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "error":
+            errors.append(re.sub(r"\x1b\[[0-9;]*m", "", f"{msg['content']['ename']}: {msg['content']['evalue']}"))
+        elif msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            return errors
+
+
+class Weighing:
+    """Adds the second-pass items, and times and weighs each notebook's kernel from its first cell to its end."""
+
+    def __init__(self, config):
+        self.config = config
+        self.memory: PeakMemory | None = None
+        self.started: dict = {}
+        self.runs: list[NotebookRun] = []
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session, config, items):
+        from nbval.plugin import IPyNbCell
+
+        out = []
+        for k, item in enumerate(items):
+            out.append(item)
+            last = k + 1 == len(items) or items[k + 1].parent is not item.parent
+            if isinstance(item, IPyNbCell) and last:
+                cells = [(c.cell_num, c.cell.source) for c in items if isinstance(c, IPyNbCell)
+                         and c.parent is item.parent and not c.options.get("skip")]
+                out.append(SecondPass.from_parent(item.parent, name="second run", cells=cells, weighing=self))
+        items[:] = out
+
+    def pytest_runtest_setup(self, item):
+        from nbval.plugin import IPyNbFile
+
+        notebook = item.parent
+        if not isinstance(notebook, IPyNbFile) or notebook in self.started:
+            return
+        if self.memory is None:
+            self.memory = PeakMemory().__enter__()
+        self.memory.peak_bytes = 0  # the previous notebook's kernel has stopped by now
+        self.started[notebook] = time.perf_counter()
+
+    def finish(self, notebook) -> NotebookRun:
+        peak = max(self.memory.peak_bytes, self.memory.sample()) if self.memory else 0
+        run = NotebookRun(Path(str(notebook.path)).name, time.perf_counter() - self.started[notebook], peak,
+                          commands=dict(self.memory.commands) if self.memory else {})
+        self.runs.append(run)
+        return run
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if self.memory is not None:
+            self.memory.__exit__(None, None, None)
+        if self.runs:
+            terminalreporter.write_sep("-", "each notebook run twice in one kernel (tools/nbval_twice.py)")
+            terminalreporter.write_line(table(self.runs, runs=2))
