@@ -7,14 +7,15 @@ Run it from the repository root (a person runs it; it is not a CI test)::
 
 Each notebook runs in a fresh kernel (offline data, as in CI) through
 :func:`tools.nbtools.execute`, without writing outputs back. While it runs, a
-thread polls the resident memory (RSS) of every process this script started,
-that is the kernel and anything the kernel started, and keeps the peak.
+thread polls the resident memory of every process this script started, that
+is the kernel and anything the kernel started (their private pages summed,
+the shared libraries they all map counted once), and keeps the peak.
 
 Targets (issue 6): the whole course executes in under 10 minutes on 2 cores,
 and no kernel peaks over 1.5 GB (Binder guarantees 1 GB and allows 2 GB).
 
 The probe itself (:class:`~tools.memory.PeakMemory`, :func:`~tools.memory.measure`,
-:func:`~tools.memory.table`) lives in ``tools/memory.py``; tests/envs/check_binder.py uses it too.
+:func:`~tools.memory.table`) lives in ``tools/memory.py``; ``tools/nbval_twice.py`` (make binder-env) uses it too.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The memory probe: the peak memory of the kernels a notebook run starts, and the table of runs.
 
 Used by ``benchmarks/notebooks.py`` (every lesson's time and memory) and by
-``tests/envs/check_binder.py`` (the lessons in the Binder environment)::
+``tools/nbval_twice.py`` (the lessons in the Binder environment, ``make binder-env``)::
 
     from tools.memory import PeakMemory, measure, table
 
@@ -29,7 +29,15 @@ KERNEL_BYTES_TARGET = 1.5e9
 
 
 class PeakMemory:
-    """Poll the summed RSS of this process's descendants and keep the peak.
+    """Poll the memory of this process's descendants (a kernel and the processes it starts) and keep the peak.
+
+    The memory of several processes is their private resident memory summed,
+    plus their file-backed resident pages counted once, as the largest set of
+    them (``rss - shared`` and ``shared`` from ``/proc/<pid>/statm``, which is
+    cheap to read at every poll). A child that imports TensorFlow maps the same
+    shared libraries as the kernel, several hundred MB that a plain RSS sum
+    would count twice, while a container's memory (Binder's limit) holds them
+    once. For a single process this is its RSS.
 
     Use it as a context manager around code that starts a kernel::
 
@@ -47,16 +55,24 @@ class PeakMemory:
     Attributes
     ----------
     peak_bytes : int
-        Largest sum of RSS over all descendant processes seen at one poll.
+        Largest memory of all descendant processes together seen at one poll (see above).
+    peak_rss_sum : int
+        Largest plain sum of their RSS (shared libraries counted once per process), for comparison.
+    peak_parts : dict[int, int]
+        pid -> RSS of each descendant at the poll that set ``peak_bytes``.
     commands : dict[int, list[str]]
         pid -> the last command line seen of every descendant (to check which Python ran).
     """
 
     def __init__(self, interval: float = 0.02):
         self.interval = interval
-        self.peak_bytes = 0
+        self.peak_bytes = self.peak_rss_sum = 0
+        self.peak_parts: dict[int, int] = {}
+        self._parts: dict[int, int] = {}
+        self._rss_sum = 0
         self.commands: dict[int, list[str]] = {}
         self._stop = threading.Event()
+        self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._poll, name="PeakMemory", daemon=True)
         self._me = psutil.Process(os.getpid())
 
@@ -69,21 +85,35 @@ class PeakMemory:
         self._thread.join()
 
     def sample(self) -> int:
-        """Summed RSS (bytes) of every descendant process right now."""
-        total = 0
+        """The memory of every descendant process right now: private pages summed, shared pages once (bytes)."""
+        private, shared, parts = 0, 0, {}
         for proc in self._me.children(recursive=True):
             try:
-                total += proc.memory_info().rss
+                info = proc.memory_info()
                 # Read again at every poll: a child seen between fork and exec still shows its parent's command.
                 self.commands[proc.pid] = proc.cmdline()
             except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
                 continue
-        return total
+            parts[proc.pid] = info.rss
+            file_backed = min(getattr(info, "shared", 0), info.rss)  # Linux; elsewhere 0: a plain RSS sum
+            private += info.rss - file_backed
+            shared = max(shared, file_backed)
+        self._parts, self._rss_sum = parts, sum(parts.values())
+        return private + shared
 
     def _poll(self) -> None:
         while not self._stop.is_set():
-            self.peak_bytes = max(self.peak_bytes, self.sample())
+            with self._lock:  # a reset() during the sample must not be undone by it
+                total = self.sample()
+                self.peak_rss_sum = max(self.peak_rss_sum, self._rss_sum)
+                if total > self.peak_bytes:
+                    self.peak_bytes, self.peak_parts = total, self._parts
             self._stop.wait(self.interval)
+
+    def reset(self) -> None:
+        """Start a new peak (the next poll sets it)."""
+        with self._lock:
+            self.peak_bytes, self.peak_rss_sum, self.peak_parts = 0, 0, {}
 
 
 @dataclass

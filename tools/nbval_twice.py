@@ -13,6 +13,10 @@ in the main venv, then twice more for the Binder check)::
 * ``--run-twice``: after a notebook's last cell, one more item runs every code cell again in the same
   kernel, as a learner who presses "Run All" a second time does; a cell that raises there fails it. nbval
   compares the first pass with the committed outputs as usual.
+* ``--check-exercises``: then, still in that kernel, every exercise of the lesson (``tutor.checks.lessonNN``,
+  from the notebook's number) is answered with its own solution and checked, as a learner who ran the lesson
+  to the end and goes back to the exercises does: each must say "correct", not raise. (Lessons 11 and 13 once
+  stopped their service and deleted their data in their last cells, and their exercises then failed.)
 * The kernel's peak memory (its process and children, polled by :class:`tools.memory.PeakMemory`) is
   measured over both passes; the second-pass item fails when it went over 1.5 GB, and a table of every
   notebook's time and peak ends the report.
@@ -39,6 +43,8 @@ def pytest_addoption(parser):
     group = parser.getgroup("nbval_twice", "lessons in another venv's kernel, twice in one kernel (tools/nbval_twice.py)")
     group.addoption("--kernel-python", default=None, help="run each notebook's kernel with this Python")
     group.addoption("--run-twice", action="store_true", help="run every notebook a second time in the same kernel")
+    group.addoption("--check-exercises", action="store_true",
+                    help="after the second run, check every exercise of the lesson with its solution")
 
 
 def pytest_configure(config):
@@ -94,8 +100,11 @@ class SecondPass(pytest.Item):
         if failures:
             raise SecondPassError("the second run in the same kernel failed:\n" + "\n".join(failures))
         if run.peak_bytes > KERNEL_BYTES_TARGET:
+            parts = self.weighing.memory.peak_parts
+            who = ", ".join(f"{' '.join(run.commands.get(pid, ['?']))[:80]} {rss / 1e6:.0f} MB"
+                            for pid, rss in sorted(parts.items(), key=lambda kv: -kv[1]))
             raise SecondPassError(f"the kernel peaked at {run.peak_bytes / 1e9:.2f} GB over both runs "
-                                  f"(limit {KERNEL_BYTES_TARGET / 1e9:.1f} GB)")
+                                  f"(limit {KERNEL_BYTES_TARGET / 1e9:.1f} GB): {who}")
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, SecondPassError):
@@ -108,6 +117,62 @@ class SecondPass(pytest.Item):
 
 class SecondPassError(Exception):
     pass
+
+
+#: Runs in the lesson's kernel after both runs: every question's solution, then its check.
+CHECK_ALL = """
+import importlib as _importlib, importlib.util as _util, json as _json, textwrap as _textwrap
+_verdicts = {{}}
+if _util.find_spec("tutor.checks.{module}") is not None:
+    _module = _importlib.import_module("tutor.checks.{module}")
+    for _name in sorted(n for n in dir(_module) if n[:1] == "q" and n[1:].isdigit()):
+        _question = getattr(_module, _name)
+        try:
+            exec(_textwrap.dedent(_question.solution_code), globals())
+            _result = _question.check(answer)
+            _verdicts[_name] = [_result.status, _result.message]
+        except Exception as _exc:  # a raw exception is what this item exists to catch
+            _verdicts[_name] = ["raised", f"{{type(_exc).__name__}}: {{_exc}}"]
+print("VERDICTS " + _json.dumps(_verdicts))
+"""
+
+
+class ExercisesAfter(pytest.Item):
+    """Every exercise of the lesson, answered with its solution in the kernel that ran the lesson to the end."""
+
+    def runtest(self):
+        number = re.match(r"(\d+)_", Path(str(self.parent.path)).name)
+        if number is None:
+            pytest.skip("not a numbered lesson")
+        kernel = self.parent.kernel
+        timeout = getattr(self.config.option, "nbval_cell_timeout", 2000)
+        msg_id = kernel.execute_cell_input(CHECK_ALL.format(module=f"lesson{number.group(1)}"), allow_stdin=False)
+        kernel.await_reply(msg_id, timeout=timeout)
+        text, errors = [], []
+        while True:
+            msg = kernel.get_message(stream="iopub", timeout=timeout)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if msg["msg_type"] == "stream":
+                text.append(msg["content"]["text"])
+            elif msg["msg_type"] == "error":
+                errors.append(f"{msg['content']['ename']}: {msg['content']['evalue']}")
+            elif msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                break
+        line = next((line for line in "".join(text).splitlines() if line.startswith("VERDICTS ")), None)
+        if line is None:
+            raise SecondPassError(f"the exercise check printed no verdicts: {errors or ''.join(text)[-2000:]}")
+        wrong = {name: v for name, v in json.loads(line[len("VERDICTS "):]).items() if v[0] != "correct"}
+        if wrong:
+            raise SecondPassError(f"after the lesson ran to the end, these solutions were not accepted: {wrong}")
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, SecondPassError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.parent.name}: exercises after the run"
 
 
 def _errors_until_idle(kernel, msg_id: str, timeout: float) -> list[str]:
@@ -144,6 +209,8 @@ class Weighing:
                 cells = [(c.cell_num, c.cell.source) for c in items if isinstance(c, IPyNbCell)
                          and c.parent is item.parent and not c.options.get("skip")]
                 out.append(SecondPass.from_parent(item.parent, name="second run", cells=cells, weighing=self))
+                if config.getoption("--check-exercises"):
+                    out.append(ExercisesAfter.from_parent(item.parent, name="exercises after the run"))
         items[:] = out
 
     def pytest_runtest_setup(self, item):
@@ -154,11 +221,11 @@ class Weighing:
             return
         if self.memory is None:
             self.memory = PeakMemory().__enter__()
-        self.memory.peak_bytes = 0  # the previous notebook's kernel has stopped by now
+        self.memory.reset()  # the previous notebook's kernel has stopped by now
         self.started[notebook] = time.perf_counter()
 
     def finish(self, notebook) -> NotebookRun:
-        peak = max(self.memory.peak_bytes, self.memory.sample()) if self.memory else 0
+        peak = self.memory.peak_bytes if self.memory else 0
         run = NotebookRun(Path(str(notebook.path)).name, time.perf_counter() - self.started[notebook], peak,
                           commands=dict(self.memory.commands) if self.memory else {})
         self.runs.append(run)
