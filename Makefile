@@ -93,7 +93,8 @@ $(BINDER_VENV)/.installed: binder/requirements.txt
 binder-env: $(BINDER_VENV)/.installed $(STAMP)
 	PATH="$(CURDIR)/$(BINDER_VENV)/bin:$$PATH" binder/postBuild
 	binder/start $(BINDER_VENV)/bin/python tests/envs/check_binder.py
-	binder/start $(PY) $(NBVAL) -p tools.nbval_twice --kernel-python $(BINDER_VENV)/bin/python --run-twice notebooks
+	binder/start $(PY) $(NBVAL) -p tools.nbval_twice --kernel-python $(BINDER_VENV)/bin/python --run-twice \
+		--check-exercises notebooks
 ifeq ($(BINDER_QUOTA),1)
 	binder/start $(BINDER_VENV)/bin/python tests/envs/check_binder.py --quota
 else

@@ -131,21 +131,23 @@ def show_file_browser(page, shown: bool = True, timeout_ms: int = 60_000) -> Non
 def click_each_toggle(page, explorer, timeout_ms: int = 60_000) -> dict:
     """Click every enabled checkbox and toggle button of the explorer's panel, then return its :func:`geometry`.
 
-    Each click waits for the picture that answers it; the layout is measured after the last.
+    Each click waits for the explorer's answer: a new picture, or a new readout where the setting changes
+    nothing drawn (``drop_remainder`` when no batch is short still changes the code in the readout). The layout
+    is measured after the last.
     """
-    image = explorer.locator(".tutor-picture img").first
+    _, _, readout, image = explorer_parts(explorer)
     targets = explorer.locator(".tutor-panel input[type=checkbox]:not([disabled]), "
                                ".tutor-panel .widget-toggle-buttons button:not([disabled]):not(.mod-active)")
     for index in range(targets.count()):
         target = targets.nth(index)
         if not target.is_visible():
             continue
-        before = image.get_attribute("src")
+        before = [image.get_attribute("src"), readout.inner_html()]
         target.click()
         try:
-            page.wait_for_function("([img, before]) => img.src !== before", arg=[image.element_handle(), before],
-                                   timeout=timeout_ms)
-        except Exception:  # noqa: BLE001 -- a click that changes nothing drawn (a setting the picture ignores)
+            page.wait_for_function("([img, text, before]) => img.src !== before[0] || text.innerHTML !== before[1]",
+                                   arg=[image.element_handle(), readout.element_handle(), before], timeout=timeout_ms)
+        except Exception:  # noqa: BLE001 -- a click the explorer does not answer: the layout check still runs
             pass
     page.wait_for_timeout(300)
     return geometry(explorer)
