@@ -1,3 +1,4 @@
+"""tutor/order.py: BatchOrderDisplay reads which element lands in which batch of a real pipeline, and draws it."""
 import pytest
 import tensorflow as tf
 

@@ -1,3 +1,4 @@
+"""`import tutor` keeps stderr quiet (tutor/_quiet.py); tutor/env.py: the environment report and the CPU time to use."""
 import os
 import platform
 import subprocess

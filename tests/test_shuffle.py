@@ -1,3 +1,4 @@
+"""tutor/shuffle.py: ShuffleDisplay runs the real shuffle, measures the order (tutor.stats) and draws it."""
 import numpy as np
 import pytest
 import tensorflow as tf

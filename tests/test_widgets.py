@@ -1,12 +1,10 @@
-"""Explorers, driven from code as a test (or a learner) would: set a control, read .display.
+"""The explorer machinery every explorer shares (tutor/widgets/: Explorer, its canvas, the page glue, the lookahead).
 
-What the page does is in tests/browser/; here the kernel side: the controls drive
-real pipelines, the picture is drawn at the size it is shown (never stretched),
-nothing drawn reaches past the figure's edge, and presentation mode scales
-controls and figures together.
+Each explorer's own tests are in tests/test_<name>_explorer.py; what the page does is in tests/browser/. Here the
+kernel side, for any explorer: unknown controls and bad arguments are refused, the picture is drawn at the size it
+is shown (never stretched), nothing drawn reaches past the figure's edge, presentation mode scales controls and
+figures together, and the pictures one key press away are drawn ahead.
 """
-import re
-
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -14,9 +12,7 @@ from matplotlib.text import Text
 
 import tutor
 from tutor import style
-from tutor.doctor import read_pipeline
 from tutor.widgets import _frontend
-from tutor.widgets.order import ORDERS, pipeline_for
 
 
 def texts_outside(figure) -> list[str]:
@@ -40,104 +36,6 @@ def texts_outside(figure) -> list[str]:
     return outside
 
 
-def test_shuffle_explorer_redraws_on_each_control():
-    ex = tutor.shuffle_explorer(n_elements=30)
-    first_png = ex.image.value
-    assert ex.display.buffer_size == 10 and ex.display.order.size == 30
-    ex.controls["buffer_size"].value = 1
-    assert ex.display.buffer_size == 1 and ex.display.order.tolist() == list(range(30))
-    assert ex.image.value != first_png
-    assert "buffer_size=1" in ex.readout.value
-    ex.controls["epochs"].value = 2
-    assert ex.display.order.size == 60
-    ex.controls["buffer_size"].value = 30
-    ex.controls["reshuffle_each_iteration"].value = False
-    assert ex.display.order[:30].tolist() == ex.display.order[30:].tolist()
-    assert "(= epoch 1)" in ex.readout.value
-    ex.controls["seed"].value = 5
-    assert ex.display.seed == 5
-
-
-def test_shuffle_explorer_reports_each_epoch_with_enough_decimals():
-    ex = tutor.shuffle_explorer(n_elements=100, buffer_size=2, epochs=3)
-    rows = re.findall(r"<tr><td>(\d)[^<]*</td><td>([-0-9.]+)</td><td>(\d+) of (\d+)</td>", ex.readout.value)
-    assert [r[0] for r in rows] == ["1", "2", "3"]  # one row per epoch
-    for epoch, (_, rho, moved, size) in enumerate(rows):
-        assert int(size) == 100 and int(moved) > 0
-        assert float(rho) < 1.0  # a changed order never reads as unchanged
-        assert rho == tutor.stats.format_correlation(ex.display.epoch_stats[epoch]["rank_correlation"])
-    assert "1 = order kept" in ex.readout.value  # says what the number means
-
-
-def test_reshuffle_toggle_is_disabled_with_one_epoch():
-    ex = tutor.shuffle_explorer()
-    assert ex.controls["reshuffle_each_iteration"].disabled
-    ex.controls["epochs"].value = 2
-    assert not ex.controls["reshuffle_each_iteration"].disabled
-
-
-def test_order_explorer_every_stage_order():
-    ex = tutor.order_explorer()
-    ex.set(batch_size=7, count=3, order="ds.batch().repeat()")
-    assert ex.display.batch_sizes == [7, 3, 7, 3, 7, 3]
-    ex.controls["order"].value = "ds.repeat().batch()"
-    assert ex.display.batch_sizes == [7, 7, 7, 7, 2]
-    code = ex.readout.value.replace("<wbr>", "")  # break opportunities inside the code, invisible on the page
-    assert "ds.repeat(3).batch(7, drop_remainder=False)" in code
-    assert "<wbr>" in ex.readout.value and "drop_<wbr>" not in ex.readout.value  # breaks between words only
-    ex.controls["drop_remainder"].value = True
-    assert ex.display.batch_sizes == [7, 7, 7, 7]
-    assert "drop_remainder dropped 2 of 30 elements" in ex.readout.value
-    for order in ORDERS:
-        ex.controls["order"].value = order
-        assert ex.display.code and sum(ex.display.batch_sizes) <= 30
-
-
-@pytest.mark.parametrize("label", list(ORDERS))
-def test_order_dropdown_labels_are_the_pipelines_own_code(label):
-    ds, code = pipeline_for(label, 10, 3, 2, False, 0, 5)
-    methods = re.findall(r"\.(\w+)\(", label)
-    assert re.findall(r"\.(\w+)\(", code.splitlines()[-1]) == methods  # the readout's code line
-    kinds = [stage.kind for stage in read_pipeline(ds)][1:]  # the real op graph, after the source
-    assert kinds == methods
-
-
-def test_order_explorer_disables_shuffle_controls_without_a_shuffle():
-    ex = tutor.order_explorer()
-    for label, spec in ORDERS.items():
-        ex.controls["order"].value = label
-        disabled = ex.controls["buffer_size"].disabled
-        assert disabled == ex.controls["seed"].disabled == (".shuffle(" not in label) == (not spec.shuffles)
-    assert not ex.controls["batch_size"].disabled and not ex.controls["count"].disabled
-
-
-@pytest.mark.parametrize("order", ["ds.batch().repeat()", "ds.repeat().batch()", "ds.shuffle().batch().repeat()"])
-def test_order_explorer_says_why_the_result_is_empty(order):
-    ex = tutor.order_explorer().set(order=order, batch_size=12, count=1, drop_remainder=True)
-    assert ex.display.batches == []
-    assert "drop_remainder dropped every batch: batch_size=12 &gt; the 10 elements that reach batch()" in ex.readout.value
-    title = ex.display.ax_.get_title(loc="left")
-    assert title.startswith("drop_remainder dropped every batch") and "every batch full" not in title
-    assert "nothing was emitted" in [t.get_text() for t in ex.display.ax_.texts if t.get_visible()]
-    ex.set(count=2)  # 20 elements reach batch(): one full batch of 12
-    assert ex.display.batch_sizes == ([12] if order == "ds.repeat().batch()" else [])
-
-
-def test_order_explorer_shows_epoch_mixing_after_repeat_then_shuffle():
-    ex = tutor.order_explorer().set(order="ds.repeat().shuffle().batch()", batch_size=5, count=3, buffer_size=10,
-                                    drop_remainder=False)
-    assert ex.display.mixed_batches
-
-
-def test_reset_returns_to_defaults():
-    ex = tutor.shuffle_explorer()
-    ex.controls["buffer_size"].value = 77
-    ex.controls["epochs"].value = 3
-    ex.reset_button.click()
-    assert ex.controls["buffer_size"].value == 10 and ex.display.buffer_size == 10
-    assert ex.display.order.size == 100
-
-
 def test_set_rejects_unknown_controls():
     with pytest.raises(KeyError, match="buffer_size"):
         tutor.shuffle_explorer().set(bufsize=3)
@@ -148,19 +46,6 @@ def test_explorers_validate_arguments():
         tutor.shuffle_explorer(buffer_size=0)
     with pytest.raises(ValueError, match="order must be one of"):
         tutor.order_explorer(order="shuffle→shuffle")
-
-
-def test_a_buffer_change_redraws_only_the_points():
-    ex = tutor.shuffle_explorer()
-    ex.controls["buffer_size"].value = 20  # the first frame of this kind saves the static layer
-    points, full = ex.display.points_, ex.canvas.full_frames
-    for b in (30, 40, 50):
-        ex.controls["buffer_size"].value = b
-    assert ex.canvas.full_frames == full and ex.canvas.frames >= full + 3  # axes, ticks, labels reused
-    assert ex.display.points_ is points  # the same artist, new data
-    assert np.array_equal(ex.display.points_.get_offsets()[:, 1], ex.display.order)
-    ex.controls["epochs"].value = 2  # new limits: drawn in full
-    assert ex.canvas.full_frames == full + 1
 
 
 @pytest.mark.parametrize("width, height, dpr", [(820, 600, 1.0), (600, 400, 2.0), (1000, 300, 1.25), (400, 0, 1.0)])

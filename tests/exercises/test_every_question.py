@@ -37,7 +37,7 @@ QUESTIONS = _questions()
 #: Questions whose solution needs what only a notebook's setup cell can give, and the test that runs it there.
 SOLVED_ELSEWHERE = {
     # q2 runs two replicas on two logical CPUs, which must be made before TensorFlow starts its first op
-    "lesson11.q2": "tests/test_semantics_sources.py (q2_solution, in a process with two logical CPUs)",
+    "lesson11.q2": "tests/facts/test_lesson11.py (q2_solution, in a process with two logical CPUs)",
 }
 
 

@@ -1,6 +1,6 @@
 """Lesson 11 exercises: right answers in every form pass; typical mistakes and bad input get a sentence.
 
-q2 needs two logical CPUs; its right answer is checked in a fresh process by tests/test_semantics_sources.py.
+q2 needs two logical CPUs; its right answer is checked in a fresh process by tests/facts/test_lesson11.py.
 Here, in a process with one CPU device, it must say how to get them instead of failing obscurely.
 """
 import glob

@@ -1,0 +1,296 @@
+"""The facts lesson 14 (tf.data outside TensorFlow) states, on the real libraries: Grain's order and state,
+tf.data's checkpoint, Keras on JAX, the Displays.
+
+Facts that need ``KERAS_BACKEND=jax`` run in a child process: Keras picks its backend once, at import.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+import tutor  # noqa: F401  (before TensorFlow)
+import tensorflow as tf
+
+from tutor import BatchOrderDisplay, ShuffleDisplay
+from tutor.grain_reading import is_grain_dataset, read_ids
+from tutor.reading import ReadTimeout
+
+
+grain = pytest.importorskip("grain")
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
+
+
+def child(code: str, **env) -> str:
+    """Run ``code`` in a fresh Python with extra environment variables; return its stdout (fail on an error)."""
+    environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", **env}
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          cwd=ROOT, env=environment, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+# ------------------------------------------------------------------ Grain's shuffle
+def test_grain_shuffle_is_a_permutation_reproducible_by_seed():
+    first = list(grain.MapDataset.range(100).shuffle(seed=0))
+    assert sorted(first) == list(range(100)) and first != list(range(100))
+    assert list(grain.MapDataset.range(100).shuffle(seed=0)) == first
+    assert list(grain.MapDataset.range(100).shuffle(seed=1)) != first
+
+
+def test_grain_shuffle_then_repeat_gives_every_epoch_its_own_permutation():
+    order = list(grain.MapDataset.range(20).shuffle(seed=0).repeat(2))
+    assert sorted(order[:20]) == sorted(order[20:]) == list(range(20))
+    assert order[:20] != order[20:]
+    assert list(grain.MapDataset.range(20).shuffle(seed=0).repeat(2)) == order  # and the same in every run
+
+
+def test_grain_repeat_then_shuffle_mixes_the_epochs():
+    order = list(grain.MapDataset.range(20).repeat(2).shuffle(seed=0))
+    assert sorted(order) == sorted(list(range(20)) * 2)
+    assert sorted(order[:20]) != list(range(20))
+
+
+def test_any_id_can_come_first_in_grain_but_not_after_a_tf_data_buffer():
+    firsts = {int(grain.MapDataset.range(50).shuffle(seed=s)[0]) for s in range(300)}
+    assert firsts == set(range(50))
+    tf_firsts = {int(next(iter(tf.data.Dataset.range(50).shuffle(10, seed=s)))) for s in range(100)}
+    assert tf_firsts <= set(range(10))
+
+
+def test_grain_displacement_is_not_bounded_like_a_buffer():
+    grain_order = ShuffleDisplay.from_dataset(grain.MapDataset.range(100).shuffle(seed=0)).order
+    tf_disp = ShuffleDisplay.from_dataset(tf.data.Dataset.range(100).shuffle(10, seed=0))
+    assert tf_disp.stats["max_moved_earlier"] <= 9
+    assert ShuffleDisplay(grain_order, n_elements=100).stats["max_moved_earlier"] > 9
+
+
+# ------------------------------------------------------------------ resuming mid-epoch
+def test_grain_iterator_restored_from_its_state_continues_with_the_same_elements():
+    def pipeline():
+        return grain.MapDataset.range(30).shuffle(seed=3).map(lambda x: x * 10).batch(4)
+
+    it = iter(pipeline())
+    for _ in range(3):
+        next(it)
+    state = it.get_state()
+    rest = [b.tolist() for b in it]
+    resumed = iter(pipeline())
+    resumed.set_state(state)
+    assert [b.tolist() for b in resumed] == rest
+    assert state == {"next_index": 3}  # a few numbers: where to go on, not the data
+
+
+def test_grain_iter_dataset_state_resumes_too():
+    def pipeline():
+        return grain.MapDataset.range(30).shuffle(seed=3).to_iter_dataset().batch(4)
+
+    it = iter(pipeline())
+    next(it), next(it)
+    state = it.get_state()
+    rest = [b.tolist() for b in it]
+    resumed = iter(pipeline())
+    resumed.set_state(state)
+    assert [b.tolist() for b in resumed] == rest
+
+
+def test_tf_data_iterator_restored_from_a_checkpoint_continues_with_the_same_elements(tmp_path):
+    def pipeline():
+        return tf.data.Dataset.range(30).shuffle(10, seed=3).batch(4)
+
+    it = iter(pipeline())
+    next(it), next(it)
+    path = tf.train.Checkpoint(iterator=it).save(str(tmp_path / "ckpt"))
+    rest = [b.numpy().tolist() for b in it]
+    resumed = iter(pipeline())
+    tf.train.Checkpoint(iterator=resumed).restore(path)
+    assert [b.numpy().tolist() for b in resumed] == rest
+    # The checkpoint holds the shuffle buffer's elements, so it grows with the buffer (lesson 11).
+    small = tf.train.Checkpoint(iterator=iter(tf.data.Dataset.range(10**5).shuffle(10))).save(str(tmp_path / "s"))
+    large_it = iter(tf.data.Dataset.range(10**5).shuffle(50_000))
+    next(large_it)
+    large = tf.train.Checkpoint(iterator=large_it).save(str(tmp_path / "l"))
+
+    def size(prefix):
+        return sum(os.path.getsize(os.path.join(tmp_path, f)) for f in os.listdir(tmp_path)
+                   if f.startswith(os.path.basename(prefix) + "."))
+    assert size(large) > size(small) + 50_000 * 8 // 2
+
+
+# ------------------------------------------------------------------ the Displays read Grain
+def test_displays_read_grain_map_and_iter_datasets():
+    ds = grain.MapDataset.range(12).shuffle(seed=0)
+    assert ShuffleDisplay.from_dataset(ds).order.tolist() == list(ds)
+    batches = BatchOrderDisplay.from_dataset(ds.batch(5).to_iter_dataset())
+    assert batches.batches == [b.tolist() for b in ds.batch(5)] and batches.batched
+    flat = ShuffleDisplay.from_dataset(ds.batch(5))
+    assert flat.order.tolist() == list(ds) and not flat.truncated
+    assert not BatchOrderDisplay.from_dataset(grain.MapDataset.range(3)).batched
+
+
+def test_grain_reads_are_bounded_in_elements():
+    disp = ShuffleDisplay.from_dataset(grain.MapDataset.range(10).repeat(), max_elements=25)
+    assert disp.order.size == 25 and disp.truncated
+    batched = ShuffleDisplay.from_dataset(grain.MapDataset.range(10).batch(4).repeat(), max_elements=6)
+    assert batched.order.tolist() == [0, 1, 2, 3, 4, 5] and batched.truncated
+    order = BatchOrderDisplay.from_dataset(grain.MapDataset.range(10).batch(3).repeat(), max_batches=4)
+    assert len(order.batches) == 4 and order.truncated
+
+
+@pytest.mark.parametrize("to_iter", [False, True])
+def test_grain_reads_are_bounded_in_time(to_iter):
+    ds = grain.MapDataset.range(5).repeat().filter(lambda x: x < 0)
+    ds = ds.to_iter_dataset() if to_iter else ds
+    with pytest.raises(ReadTimeout, match="produced no element"):
+        read_ids(ds, max_elements=5, timeout=0.5, where="ShuffleDisplay.from_dataset")
+    alive = [t for t in threading.enumerate() if t.name == "tutor-grain-read"]
+    for thread in alive:
+        thread.join(5)
+    assert not any(t.is_alive() for t in alive)  # the spinning read was stopped, not left running
+
+
+@pytest.mark.parametrize("bad, fragment", [
+    (grain.MapDataset.range(3).map(lambda x: {"label": x}), "Map it to ids first"),
+    (grain.MapDataset.source([0.5, 1.5]), "integer element ids"),
+    (grain.MapDataset.range(6).map(lambda x: np.zeros((2, 2), np.int64)), "shape (2, 2)"),
+])
+def test_displays_refuse_grain_datasets_that_are_not_ids_with_a_sentence(bad, fragment):
+    for make in (ShuffleDisplay.from_dataset, BatchOrderDisplay.from_dataset):
+        with pytest.raises(TypeError, match="expects a Grain dataset of integer element ids") as info:
+            make(bad)
+        assert fragment in str(info.value)
+
+
+def test_empty_grain_dataset_and_non_datasets_get_the_same_sentences_as_tf_data():
+    with pytest.raises(ValueError, match="empty"):
+        ShuffleDisplay.from_dataset(grain.MapDataset.range(0))
+    with pytest.raises(TypeError, match="expects a tf.data.Dataset, got list"):
+        ShuffleDisplay.from_dataset([0, 1, 2])
+    assert not is_grain_dataset(tf.data.Dataset.range(3)) and is_grain_dataset(grain.MapDataset.range(3))
+
+
+# ------------------------------------------------------------------ tf.data feeding other libraries
+def test_as_numpy_iterator_gives_numpy_arrays_that_jax_copies():
+    jnp = pytest.importorskip("jax.numpy")
+    import jax
+
+    batch = next(tf.data.Dataset.range(8).batch(4).as_numpy_iterator())
+    assert isinstance(batch, np.ndarray)
+    on_device = jax.device_put(batch)
+    assert isinstance(on_device, jax.Array) and jnp.array_equal(on_device, batch)
+
+
+def test_a_tf_data_map_runs_in_tensorflow_threads_not_the_caller():
+    names = []
+
+    def record(x):
+        names.append(threading.current_thread() is threading.main_thread())
+        return x
+
+    ds = tf.data.Dataset.range(4).map(lambda x: tf.py_function(record, [x], tf.int64))
+    list(ds.as_numpy_iterator())
+    assert names == [False] * 4
+
+
+def test_import_tutor_does_not_load_grain():
+    out = child("import sys, tutor; print('grain' in sys.modules)")
+    assert out.strip() == "False"
+
+
+def test_the_backend_is_read_when_tensorflow_first_imports_keras():
+    """The lesson's setup: importing TensorFlow (so tutor) imports Keras, so KERAS_BACKEND must be set before."""
+    before = child("""
+        import sys, tutor
+        print('keras' in sys.modules)
+        import keras
+        print(keras.backend.backend())
+    """, KERAS_BACKEND="jax")
+    assert before.split() == ["True", "jax"]
+    too_late = child("""
+        import os, tutor
+        os.environ["KERAS_BACKEND"] = "jax"
+        import keras
+        print(keras.backend.backend())
+    """, KERAS_BACKEND="tensorflow")
+    assert too_late.strip() == "tensorflow"
+
+
+def test_import_tutor_works_without_grain():
+    out = child("""
+        import sys
+        sys.modules['grain'] = None  # as if Grain were not installed: `import grain` raises ImportError
+        import tutor, tensorflow as tf
+        print(tutor.ShuffleDisplay.from_dataset(tf.data.Dataset.range(4)).order.tolist())
+    """)
+    assert out.strip() == "[0, 1, 2, 3]"
+
+
+def test_keras_on_jax_keras_ops_in_a_map_fail_and_tf_ops_and_preprocessing_layers_work():
+    out = child("""
+        import numpy as np, tensorflow as tf, keras
+        print(keras.backend.backend())
+        images = tf.data.Dataset.from_tensor_slices(np.full((4, 8, 8, 1), 255, np.uint8))
+        def with_keras_ops(image):
+            return keras.ops.divide(keras.ops.cast(image, "float32"), 255.0)
+        try:
+            images.map(with_keras_ops)
+            print("keras.ops worked")
+        except NotImplementedError as exc:
+            print("NotImplementedError", "symbolic tf.Tensor" in str(exc))
+        def with_tf_ops(image):
+            return tf.cast(image, tf.float32) / 255.0
+        print(sorted({float(x.max()) for x in images.map(with_tf_ops).as_numpy_iterator()}))
+        rescale = keras.layers.Rescaling(1 / 255)
+        print(sorted({float(x.max()) for x in images.map(rescale).as_numpy_iterator()}))
+        flip = keras.layers.RandomFlip("horizontal", seed=0)
+        print([x.shape for x in images.batch(2).map(flip).as_numpy_iterator()])
+    """, KERAS_BACKEND="jax")
+    assert out.split("\n")[:5] == ["jax", "NotImplementedError True", "[1.0]", "[1.0]", "[(2, 8, 8, 1), (2, 8, 8, 1)]"]
+
+
+def test_keras_on_jax_fits_from_tf_data_and_sees_numpy_batches():
+    out = child("""
+        import numpy as np, tensorflow as tf, keras
+        from keras.src.trainers.data_adapters.tf_dataset_adapter import TFDatasetAdapter
+        x = np.random.default_rng(0).normal(size=(64, 4)).astype("float32")
+        ds = tf.data.Dataset.from_tensor_slices((x, (x[:, 0] > 0).astype("int32"))).batch(16)
+        batch = next(iter(TFDatasetAdapter(ds).get_jax_iterator()))
+        print(type(batch[0]).__module__, type(batch[0]).__name__)
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+        model.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        history = model.fit(ds, epochs=2, verbose=0)
+        print(keras.backend.backend(), len(history.history["loss"]), type(model.weights[0].value).__module__)
+    """, KERAS_BACKEND="jax")
+    lines = out.strip().splitlines()
+    assert lines[0] == "numpy ndarray"
+    assert lines[1].startswith("jax 2 jax")
+
+
+@pytest.mark.parametrize("prefetch", [False, True])
+def test_without_prefetch_the_pipeline_waits_for_the_loop_with_prefetch_it_reads_ahead(prefetch):
+    """The lesson's JAX loop: naive_options() keeps TensorFlow from adding a prefetch of its own."""
+    import time
+
+    made = []
+
+    def note(x):
+        made.append(int(x))
+        return x
+
+    ds = tf.data.Dataset.range(10).map(lambda x: tf.py_function(note, [x], tf.int64))
+    ds = (ds.prefetch(1) if prefetch else ds).with_options(tutor.timeline.naive_options())
+    it = iter(ds)
+    next(it)
+    if prefetch:
+        deadline = time.monotonic() + 30
+        while len(made) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(made) == 2  # the next element is made while the loop works on this one
+    else:
+        time.sleep(0.3)
+        assert made == [0]  # nothing happens until the loop asks again
