@@ -140,7 +140,7 @@ $(LEGACY_VENV)/.installed: tests/envs/legacy-requirements.txt
 	touch $@
 
 legacy-env: $(LEGACY_VENV)/.installed
-	$(LEGACY_VENV)/bin/python -m pytest -q -rs -p no:cacheprovider tests/test_augment*.py tests/test_bench.py tests/exercises/test_lesson04.py tests/exercises/test_lesson05.py tests/test_semantics_map.py tests/test_doctor*.py tests/test_reading.py tests/test_profile*.py
+	$(LEGACY_VENV)/bin/python -m pytest -q -rs -p no:cacheprovider tests/test_augment*.py tests/test_bench.py tests/exercises/test_lesson04.py tests/exercises/test_lesson05.py tests/facts/test_lesson04.py tests/facts/test_lesson05.py tests/test_doctor*.py tests/test_reading.py tests/test_profile*.py
 
 # Lessons 07 and 09: overhead of recorded timelines (target: within 5%) and timeline_explorer redraw time.
 .PHONY: benchmark-timeline
