@@ -14,7 +14,7 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
-	$(PY) -m pip install --quiet --no-deps -e .
+	$(INSTALL_LOCK) $(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
@@ -23,18 +23,15 @@ lab: $(STAMP)
 
 # Everything CI runs: unit tests, the lessons (under nbval, in the Binder environment, twice in one kernel),
 # lesson 05 on the legacy tensorflow-addons stack, the Colab stack, and a real browser.
-# The other environments install (mostly downloads) while the unit tests use the CPU; then the rest runs two at a
-# time (every test is written to pass on a busy machine). CI leaves out binder-env's pass under a 1-CPU quota,
-# which alone takes about as long as all the lessons twice; `make binder-env` runs it.
+# Three jobs at a time: each environment installs (mostly downloads) while other targets use the CPU, and its
+# tests start as soon as it is there, the longest (binder-env) first. Every test is written to pass on a busy
+# machine. CI leaves out binder-env's pass under a 1-CPU quota, which alone takes about as long as all the
+# lessons twice; `make binder-env` runs it.
 test: $(STAMP)
-	$(MAKE) --no-print-directory -j2 unit test-envs
-	$(MAKE) --no-print-directory -j2 --output-sync=target binder-env browser colab-env legacy-env BINDER_QUOTA=0
+	$(MAKE) --no-print-directory -j3 --output-sync=target binder-env unit browser colab-env legacy-env BINDER_QUOTA=0
 
-# The test environments, one after another (two editable installs of this checkout at once could collide).
-.PHONY: test-envs
-test-envs:
-	$(MAKE) --no-print-directory -j1 $(LEGACY_VENV)/.installed $(COLAB_VENV)/.installed $(BINDER_VENV)/.installed \
-		$(SITE_VENV)/.installed chromium
+# Installing this checkout writes its build files into the checkout: one such install at a time.
+INSTALL_LOCK := mkdir -p build && flock build/install.lock
 
 unit: $(STAMP)
 	$(PY) -m pytest tests -q --ignore=tests/browser
@@ -79,7 +76,8 @@ PIP_QUIET     := --quiet --disable-pip-version-check
 chromium:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
 
-browser: $(STAMP) site chromium
+# The Colab-stack venv first: the layout tests run ipywidgets 7.7.1's front end (nbclassic) from it.
+browser: $(STAMP) site chromium $(COLAB_VENV)/.installed
 	TUTOR_BROWSER_TESTS=1 $(PY) -m pytest tests/browser -q -rs -p no:cacheprovider
 
 # Like repo2docker: install exactly binder/requirements.txt, then run postBuild from the
@@ -91,7 +89,7 @@ $(BINDER_VENV)/.installed: binder/requirements.txt
 	touch $@
 
 binder-env: $(BINDER_VENV)/.installed $(STAMP)
-	PATH="$(CURDIR)/$(BINDER_VENV)/bin:$$PATH" binder/postBuild
+	$(INSTALL_LOCK) env PATH="$(CURDIR)/$(BINDER_VENV)/bin:$$PATH" binder/postBuild
 	binder/start $(BINDER_VENV)/bin/python tests/envs/check_binder.py
 	binder/start $(PY) $(NBVAL) -p tools.nbval_twice --kernel-python $(BINDER_VENV)/bin/python --run-twice \
 		--check-exercises notebooks
@@ -105,7 +103,7 @@ $(COLAB_VENV)/.installed: tests/envs/colab-requirements.txt
 	rm -rf $(COLAB_VENV)
 	$(COLAB_PYTHON) -m venv $(COLAB_VENV)
 	$(COLAB_VENV)/bin/python -m pip install $(PIP_QUIET) -r tests/envs/colab-requirements.txt
-	$(COLAB_VENV)/bin/python -m pip install $(PIP_QUIET) --no-deps -e .
+	$(INSTALL_LOCK) $(COLAB_VENV)/bin/python -m pip install $(PIP_QUIET) --no-deps -e .
 	touch $@
 
 colab-env: $(COLAB_VENV)/.installed
@@ -136,7 +134,7 @@ LEGACY_VENV   := .venv-legacy
 $(LEGACY_VENV)/.installed: tests/envs/legacy-requirements.txt
 	$(LEGACY_PYTHON) -m venv $(LEGACY_VENV)
 	$(LEGACY_VENV)/bin/python -m pip install $(PIP_QUIET) -r tests/envs/legacy-requirements.txt
-	$(LEGACY_VENV)/bin/python -m pip install $(PIP_QUIET) --no-deps -e .
+	$(INSTALL_LOCK) $(LEGACY_VENV)/bin/python -m pip install $(PIP_QUIET) --no-deps -e .
 	touch $@
 
 legacy-env: $(LEGACY_VENV)/.installed
