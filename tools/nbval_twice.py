@@ -40,7 +40,7 @@ KERNEL_NAME = "tutor-kernel-python"
 
 
 def pytest_addoption(parser):
-    group = parser.getgroup("nbval_twice", "lessons in another venv's kernel, twice in one kernel (tools/nbval_twice.py)")
+    group = parser.getgroup("nbval_twice", "lessons in another venv's kernel, twice in one kernel")
     group.addoption("--kernel-python", default=None, help="run each notebook's kernel with this Python")
     group.addoption("--run-twice", action="store_true", help="run every notebook a second time in the same kernel")
     group.addoption("--check-exercises", action="store_true",
@@ -73,24 +73,62 @@ def pytest_unconfigure(config):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-class SecondPass(pytest.Item):
+class KernelCheck(pytest.Item):
+    """An item that runs code in the kernel nbval started for its notebook; a failure reads as one message."""
+
+    what = ""
+
+    def run(self, source: str) -> tuple[str, list[str]]:
+        """Execute ``source`` in the notebook's kernel: (what it printed, the ``ename: evalue`` of its errors)."""
+        kernel = self.parent.kernel
+        timeout = getattr(self.config.option, "nbval_cell_timeout", 2000)
+        msg_id = kernel.execute_cell_input(source, allow_stdin=False)
+        try:
+            kernel.await_reply(msg_id, timeout=timeout)
+            text, errors = [], []
+            while True:
+                msg = kernel.get_message(stream="iopub", timeout=timeout)
+                if msg["parent_header"].get("msg_id") != msg_id:
+                    continue
+                if msg["msg_type"] == "stream":
+                    text.append(msg["content"]["text"])
+                elif msg["msg_type"] == "error":
+                    error = f"{msg['content']['ename']}: {msg['content']['evalue']}"
+                    errors.append(re.sub(r"\x1b\[[0-9;]*m", "", error))  # tracebacks carry ANSI colours
+                elif msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                    return "".join(text), errors
+        except queue.Empty:
+            raise KernelCheckError(f"no answer from the kernel within {timeout} s") from None
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, KernelCheckError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.parent.name}: {self.what}"
+
+
+class KernelCheckError(Exception):
+    pass
+
+
+class SecondPass(KernelCheck):
     """Every code cell of the notebook once more, in the kernel the first pass used."""
+
+    what = "second run in the same kernel"
 
     def __init__(self, *, cells, weighing, **kwargs):
         super().__init__(**kwargs)
         self.cells, self.weighing = cells, weighing
 
     def runtest(self):
-        kernel = self.parent.kernel
-        timeout = getattr(self.config.option, "nbval_cell_timeout", 2000)
         failures = []
         for number, source in self.cells:
-            msg_id = kernel.execute_cell_input(source, allow_stdin=False)
             try:
-                kernel.await_reply(msg_id, timeout=timeout)
-                failures += [f"Cell {number}: {error}" for error in _errors_until_idle(kernel, msg_id, timeout)]
-            except queue.Empty:
-                failures.append(f"Cell {number}: no answer from the kernel within {timeout} s")
+                failures += [f"Cell {number}: {error}" for error in self.run(source)[1]]
+            except KernelCheckError as exc:
+                failures.append(f"Cell {number}: {exc}")
                 break
         run = self.weighing.finish(self.parent)
         python = self.config.getoption("--kernel-python")
@@ -98,25 +136,13 @@ class SecondPass(pytest.Item):
         if python and not any(cmd and cmd[0] == os.path.abspath(python) for cmd in kernels):
             failures.append(f"the kernel did not run on {python}: {kernels}")
         if failures:
-            raise SecondPassError("the second run in the same kernel failed:\n" + "\n".join(failures))
+            raise KernelCheckError("the second run in the same kernel failed:\n" + "\n".join(failures))
         if run.peak_bytes > KERNEL_BYTES_TARGET:
             parts = self.weighing.memory.peak_parts
             who = ", ".join(f"{' '.join(run.commands.get(pid, ['?']))[:80]} {rss / 1e6:.0f} MB"
                             for pid, rss in sorted(parts.items(), key=lambda kv: -kv[1]))
-            raise SecondPassError(f"the kernel peaked at {run.peak_bytes / 1e9:.2f} GB over both runs "
-                                  f"(limit {KERNEL_BYTES_TARGET / 1e9:.1f} GB): {who}")
-
-    def repr_failure(self, excinfo, style=None):
-        if isinstance(excinfo.value, SecondPassError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
-
-    def reportinfo(self):
-        return self.path, None, f"{self.parent.name}: second run in the same kernel"
-
-
-class SecondPassError(Exception):
-    pass
+            raise KernelCheckError(f"the kernel peaked at {run.peak_bytes / 1e9:.2f} GB over both runs "
+                                   f"(limit {KERNEL_BYTES_TARGET / 1e9:.1f} GB): {who}")
 
 
 #: Runs in the lesson's kernel after both runs: every question's solution, then its check.
@@ -137,55 +163,22 @@ print("VERDICTS " + _json.dumps(_verdicts))
 """
 
 
-class ExercisesAfter(pytest.Item):
+class ExercisesAfter(KernelCheck):
     """Every exercise of the lesson, answered with its solution in the kernel that ran the lesson to the end."""
+
+    what = "exercises after the run"
 
     def runtest(self):
         number = re.match(r"(\d+)_", Path(str(self.parent.path)).name)
         if number is None:
             pytest.skip("not a numbered lesson")
-        kernel = self.parent.kernel
-        timeout = getattr(self.config.option, "nbval_cell_timeout", 2000)
-        msg_id = kernel.execute_cell_input(CHECK_ALL.format(module=f"lesson{number.group(1)}"), allow_stdin=False)
-        kernel.await_reply(msg_id, timeout=timeout)
-        text, errors = [], []
-        while True:
-            msg = kernel.get_message(stream="iopub", timeout=timeout)
-            if msg["parent_header"].get("msg_id") != msg_id:
-                continue
-            if msg["msg_type"] == "stream":
-                text.append(msg["content"]["text"])
-            elif msg["msg_type"] == "error":
-                errors.append(f"{msg['content']['ename']}: {msg['content']['evalue']}")
-            elif msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-                break
-        line = next((line for line in "".join(text).splitlines() if line.startswith("VERDICTS ")), None)
+        text, errors = self.run(CHECK_ALL.format(module=f"lesson{number.group(1)}"))
+        line = next((line for line in text.splitlines() if line.startswith("VERDICTS ")), None)
         if line is None:
-            raise SecondPassError(f"the exercise check printed no verdicts: {errors or ''.join(text)[-2000:]}")
+            raise KernelCheckError(f"the exercise check printed no verdicts: {errors or text[-2000:]}")
         wrong = {name: v for name, v in json.loads(line[len("VERDICTS "):]).items() if v[0] != "correct"}
         if wrong:
-            raise SecondPassError(f"after the lesson ran to the end, these solutions were not accepted: {wrong}")
-
-    def repr_failure(self, excinfo, style=None):
-        if isinstance(excinfo.value, SecondPassError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
-
-    def reportinfo(self):
-        return self.path, None, f"{self.parent.name}: exercises after the run"
-
-
-def _errors_until_idle(kernel, msg_id: str, timeout: float) -> list[str]:
-    """The ``ename: evalue`` of every error the cell ``msg_id`` raised, read from iopub until the kernel is idle."""
-    errors = []
-    while True:
-        msg = kernel.get_message(stream="iopub", timeout=timeout)
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        if msg["msg_type"] == "error":
-            errors.append(re.sub(r"\x1b\[[0-9;]*m", "", f"{msg['content']['ename']}: {msg['content']['evalue']}"))
-        elif msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-            return errors
+            raise KernelCheckError(f"after the lesson ran to the end, these solutions were not accepted: {wrong}")
 
 
 class Weighing:
