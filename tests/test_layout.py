@@ -118,3 +118,19 @@ def test_the_version_is_written_once():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert "version" not in project and "version" in project.get("dynamic", []), "pyproject.toml takes it from tutor"
     assert importlib.metadata.version("tfdata-tutor") == tutor.__version__
+
+
+def test_tests_are_laid_out_like_the_course():
+    """CONTRIBUTING's "A new lesson" and "A new explorer": one facts file and one exercises file per lesson, one
+    test file per explorer, and no test file named after a lesson or an explorer that does not exist."""
+    lessons = {p.name[:2] for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
+    checked = {p.stem[len("lesson"):] for p in (PACKAGE / "checks").glob("lesson[0-9][0-9].py")}
+    facts = {p.stem[len("test_lesson"):] for p in (ROOT / "tests" / "facts").glob("test_*.py")}
+    exercises = {p.stem[len("test_lesson"):] for p in (ROOT / "tests" / "exercises").glob("test_lesson*.py")}
+    assert facts == lessons, f"tests/facts/ should hold test_lessonNN.py for exactly the lessons {sorted(lessons)}"
+    assert exercises == checked, "tests/exercises/test_lessonNN.py: one per tutor/checks/lessonNN.py"
+    assert not {p.name for p in (ROOT / "tests").glob("test_semantics*.py")}, "lesson facts go in tests/facts/"
+    import tutor
+
+    explorer_files = {p.stem[len("test_"):] for p in (ROOT / "tests").glob("test_*_explorer.py")}
+    assert explorer_files == set(tutor._EXPLORERS), "one tests/test_<name>_explorer.py per explorer"
