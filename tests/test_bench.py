@@ -170,6 +170,23 @@ def test_runs_alternate_after_a_warm_up(clock):
     assert c.verdict == "faster" and "median of 4 alternating runs" in c.sentence
 
 
+def test_functions_that_time_themselves_count_their_own_seconds(clock):
+    # each run takes 1 s in all, of which only the part it returns counts (a training loop without fit's teardown)
+    def run(part):
+        def one_run():
+            clock.advance(1.0)
+            return part
+        return one_run
+
+    c = compare(run(0.3), run(0.6), repeats=3, times_itself=True, show=False)
+    assert c.first_times == pytest.approx([0.3] * 3) and c.second_times == pytest.approx([0.6] * 3)
+    assert c.verdict == "slower"
+    untimed = compare(run(0.3), run(0.6), repeats=3, show=False)  # without it, the whole run is timed
+    assert untimed.verdict == "no clear difference" and untimed.first_times == pytest.approx([1.0] * 3)
+    with pytest.raises(TypeError, match="must return the seconds it measured"):
+        compare(lambda: None, run(0.6), repeats=3, times_itself=True, show=False)
+
+
 def test_datasets_are_read_to_the_end_and_timings_accepted():
     calls = []
     ds = tf.data.Dataset.range(7).map(lambda x: tf.py_function(lambda v: calls.append(1) or v, [x], tf.int64))
@@ -194,3 +211,36 @@ def test_compare_bad_input_says_what_was_expected():
         compare(tf.data.Dataset.range(3).repeat(), tf.data.Dataset.range(3))
     with pytest.raises(ValueError, match="two names"):
         compare([1.0] * 3, [1.0] * 3, labels="AB")
+
+
+def test_a_pass_ends_at_the_end_of_data_and_the_iterator_goes_after_the_clock(clock):
+    # With autotuning on, destroying an iterator can wait for tf.data's autotuning thread: never timed.
+    from tutor.verdict import read_to_end
+
+    seen = {}
+
+    class Iterator:
+        def __init__(self):
+            self.left = 3
+
+        def __iter__(self):
+            return self
+
+        def __next__(self):
+            if not self.left:
+                raise StopIteration
+            self.left -= 1
+            clock.advance(0.1)
+            return self.left
+
+        def __del__(self):
+            seen["released"] = clock.perf_counter()
+            clock.advance(0.5)  # a slow teardown
+
+    class Source:
+        def __iter__(self):
+            return Iterator()
+
+    elements, seconds = read_to_end(Source())
+    assert elements == 3 and seconds == pytest.approx(0.3)  # the teardown's 0.5 s is not in it
+    assert seen["released"] == pytest.approx(0.3)  # released after the last element, once the clock had stopped

@@ -21,6 +21,7 @@ import tensorflow as tf
 
 from ._validate import is_infinite, require_dataset, require_positive_int
 from .verdict import VERDICTS, Comparison, compare, decide  # noqa: F401  (the verdict helper: tutor.bench.compare)
+from .verdict import read_to_end
 
 DatasetOrBuilder = Union[tf.data.Dataset, Callable[[], tf.data.Dataset]]
 _COUNTS = ("elements", "rows")
@@ -129,24 +130,11 @@ def time_pipeline(
     passes = repeats if include_first else warmup + repeats
     times, elements = [], 0
     for index in range(passes):
-        if index:
-            start = time.perf_counter()
-        elements = _consume(ds, count)
-        times.append(time.perf_counter() - start)
+        built = time.perf_counter() - start if index == 0 else 0.0  # the first pass also counts building ds
+        elements, seconds = read_to_end(ds, rows=count == "rows")
+        times.append(built + seconds)
     counted = times if include_first else times[warmup:]
     return Timing(counted, times[0], elements, label=label, unit="rows" if count == "rows" else "elements")
-
-
-def _consume(ds: tf.data.Dataset, count: str) -> int:
-    n = 0
-    if count == "elements":
-        for _ in ds:
-            n += 1
-        return n
-    for element in ds:
-        first = tf.nest.flatten(element)[0]
-        n += int(first.shape[0]) if first.shape.rank else 1
-    return n
 
 
 # ----------------------------------------------------------------------------- calls

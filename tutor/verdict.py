@@ -108,7 +108,7 @@ def decide(first_times: Sequence[float], second_times: Sequence[float], *, min_e
 
 
 def compare(first, second, *, labels: Sequence[str] = ("A", "B"), repeats: int = 5, warmup: int = 1,
-            min_effect: float = 0.05, show: bool = True) -> Comparison:
+            min_effect: float = 0.05, times_itself: bool = False, show: bool = True) -> Comparison:
     """Measure two things in turns (A B A B ...) and print whether the second is faster, slower or neither.
 
     Parameters
@@ -123,6 +123,10 @@ def compare(first, second, *, labels: Sequence[str] = ("A", "B"), repeats: int =
         Counted runs of each (at least 3), after ``warmup`` uncounted runs of each.
     min_effect : float
         The smallest difference of the medians called a difference (0.05 = 5 %).
+    times_itself : bool
+        The two functions time themselves and return their seconds, for a run
+        of which only a part should count (``model.fit``'s training loop,
+        from its first step to its last, without what ``fit`` does after).
     show : bool
         Print the sentence (the default).
 
@@ -148,14 +152,25 @@ def compare(first, second, *, labels: Sequence[str] = ("A", "B"), repeats: int =
     repeats = require_positive_int(repeats, "repeats", where, minimum=3)
     warmup = require_positive_int(warmup, "warmup", where, minimum=0)
     runs = [_as_run(first, "first", where), _as_run(second, "second", where)]
+    timed_by_run = [times_itself or _is_dataset(first), times_itself or _is_dataset(second)]
     times: list[list[float]] = [[], []]
     for index in range(warmup + repeats):
         for which, run in enumerate(runs):
             start = time.perf_counter()
-            run()
+            returned = run()
+            seconds = time.perf_counter() - start
+            if timed_by_run[which]:
+                seconds = _own_seconds(returned, labels[which], where)
             if index >= warmup:
-                times[which].append(time.perf_counter() - start)
+                times[which].append(seconds)
     return _shown(Comparison(times[0], times[1], labels=labels, min_effect=min_effect, alternating=True), show)
+
+
+def _own_seconds(value, label: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+        raise TypeError(f"{where}: with times_itself=True each function must return the seconds it measured (a "
+                        f"number of 0 or more); {label!r} returned {type(value).__name__} {value!r:.40}.")
+    return float(value)
 
 
 def _shown(result: Comparison, show: bool) -> Comparison:
@@ -188,7 +203,7 @@ def _as_run(value, name: str, where: str) -> Callable[[], Any]:
         if is_infinite(value):
             raise ValueError(f"{where}: the {name} dataset never ends (repeat() with no count), so one run cannot "
                              "finish; add .take(n) to measure n elements.")
-        return lambda: _read_all(value)
+        return lambda: read_to_end(value)[1]
     return value
 
 
@@ -199,9 +214,33 @@ def _is_dataset(value) -> bool:
     return tf is not None and isinstance(value, tf.data.Dataset)
 
 
-def _read_all(ds) -> None:
-    for _ in ds:
-        pass
+def read_to_end(ds, *, rows: bool = False) -> tuple[int, float]:
+    """Read ``ds`` to its end: (how many elements, or rows of the first component, and the seconds it took).
+
+    The seconds run from creating the iterator to its end of data. The
+    iterator is let go only after that: with autotuning on, destroying an
+    iterator whose stages ran background threads can wait for tf.data's
+    autotuning thread (up to about half a second), which is not the
+    pipeline's work and would add a random delay to some runs.
+    """
+    start = time.perf_counter()
+    iterator = iter(ds)
+    n = 0
+    for element in iterator:
+        if rows:
+            first = _first_component(element)
+            n += int(first.shape[0]) if first.shape.rank else 1
+        else:
+            n += 1
+    seconds = time.perf_counter() - start
+    del iterator
+    return n, seconds
+
+
+def _first_component(element):
+    import tensorflow as tf
+
+    return tf.nest.flatten(element)[0]
 
 
 def _quartiles(times: Sequence[float]) -> tuple[float, float]:
