@@ -2,8 +2,9 @@
 
 1. Checks the stack: Python 3.13, TF 2.20.0, ipywidgets 7.7.1, matplotlib
    3.10.x, and no ipympl.
-2. Runs the unit tests (tests/, without the browser tests and each lesson's own exercise
-   cases; every question still runs through tests/exercises/test_every_question.py) and checks that the
+2. Runs the unit tests (tests/, without the browser tests, each lesson's own exercise
+   cases and the tests of the repository's own files; every question still runs through
+   tests/exercises/test_every_question.py) and checks that the
    explorer tests, which drive each explorer's ``.controls`` from code, ran
    and passed on ipywidgets 7.7.1 (none skipped).
 3. Executes lessons 01, 02, 03, 07 and 14 once each with nbclient in this venv's
@@ -20,6 +21,9 @@ from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+#: Tests of the repository itself (its layout, imports, links, website sources, test helpers and tools).
+REPOSITORY_TESTS = ("test_layout.py", "test_imports.py", "test_links.py", "test_site_build.py", "test_busy_machine.py",
+                    "test_nbval_twice.py")
 LESSONS = ["01_datasets_from_data", "02_batch_and_repeat", "03_shuffle", "07_performance", "14_outside_tensorflow"]
 EXPECTED = {"tensorflow": "2.20.0", "ipywidgets": "7.7.1"}
 
@@ -43,11 +47,14 @@ def check_stack() -> list[str]:
 def run_unit_tests() -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "junit.xml"
-        # Every unit test but each lesson's own list of right answers and mistakes: test_every_question.py
-        # still runs every question's solution, placeholder and bad inputs on this stack; the lists test the
-        # checkers' wording, which does not change with the stack, and run in the main environment.
+        # Every unit test but each lesson's own list of right answers and mistakes, and the tests of this
+        # repository's own files and tools: test_every_question.py still runs every question's solution,
+        # placeholder and bad inputs on this stack; the lists test the checkers' wording, and the others the
+        # layout, links, website sources and test helpers, none of which changes with the stack. They run in the
+        # main environment.
         command = [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider",
                    "--ignore=tests/browser", "--ignore=tests/envs", "--ignore-glob=tests/exercises/test_lesson*.py",
+                   *[f"--ignore=tests/{name}" for name in REPOSITORY_TESTS],
                    "--durations=15", f"--junitxml={report}"]
         code = subprocess.call(command, cwd=ROOT)
         cases = ET.parse(report).getroot().iter("testcase")
