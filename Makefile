@@ -23,13 +23,13 @@ lab: $(STAMP)
 
 # Everything CI runs: unit tests, the lessons (under nbval, in the Binder environment, twice in one kernel),
 # lesson 05 on the legacy tensorflow-addons stack, the Colab stack, and a real browser.
-# Four jobs at a time, the four long ones (unit, binder-env, colab-env, browser) all started at once: every
-# environment, .venv too, installs (mostly downloads) while other targets use the CPU, and its tests start as soon
-# as it is there; legacy-env, the short one, takes the first free place. Every test is written to pass on a busy
-# machine. CI leaves out binder-env's pass under a 1-CPU quota, which alone takes about as long as all the
+# .venv first, then four jobs at a time, the four long ones (binder-env, colab-env, unit, browser) all started at
+# once: each other environment installs (mostly downloads) while other targets use the CPU, and its tests start
+# as soon as it is there; legacy-env, the short one, takes the first free place. Every test is written to pass on
+# a busy machine. CI leaves out binder-env's pass under a 1-CPU quota, which alone takes about as long as all the
 # lessons twice; `make binder-env` runs it.
-test:
-	$(MAKE) --no-print-directory -j4 --output-sync=target unit binder-env colab-env browser legacy-env BINDER_QUOTA=0
+test: $(STAMP)
+	$(MAKE) --no-print-directory -j4 --output-sync=target binder-env colab-env unit browser legacy-env BINDER_QUOTA=0
 
 # Installing this checkout writes its build files into the checkout: one such install at a time.
 INSTALL_LOCK := mkdir -p build && flock build/install.lock

@@ -83,8 +83,7 @@ def test_explorer_fits_the_screen_and_answers_a_key(case, request, browser):
         explorer = explorer_page.explorers(page, lab=case.front == "lab").first
         explorer.evaluate("el => el.scrollIntoView({block: 'start'})")
         explorer_page.wait_until_sized(page, explorer)
-        page.wait_for_timeout(300)  # let the scroll settle before measuring
-        before = explorer_page.geometry(explorer)
+        before = explorer_page.settled_geometry(page, explorer)  # the scroll and the page's layout have settled
         page.screenshot(path=str(harness.ARTIFACTS / f"{label}-before.png"))
         assert not explorer_page.layout_problems(before), explorer_page.layout_problems(before)
         narrow = before["root"]["width"] < explorer_page.NARROW_WIDTH
@@ -96,7 +95,7 @@ def test_explorer_fits_the_screen_and_answers_a_key(case, request, browser):
         digest = explorer_page.image_digest(image)
         explorer_page.press_and_wait(page, handle, image, "ArrowLeft" if at_max else "ArrowRight")
         explorer_page.wait_until_sized(page, explorer)
-        after = explorer_page.geometry(explorer)
+        after = explorer_page.settled_geometry(page, explorer)
         page.screenshot(path=str(harness.ARTIFACTS / f"{label}-after.png"))
         assert explorer_page.image_digest(image)["sha256"] != digest["sha256"], "the key press did not change the picture"
         assert not explorer_page.layout_problems(after), explorer_page.layout_problems(after)

@@ -110,6 +110,25 @@ def geometry(explorer) -> dict:
     return explorer.evaluate(_GEOMETRY_JS)
 
 
+def settled_geometry(page, explorer, *, pause_ms: int = 250, timeout_ms: int = 30_000) -> dict:
+    """:func:`geometry` once the page has stopped moving: two readings ``pause_ms`` apart agree on where every part is.
+
+    A busy machine can take longer than any fixed pause to finish a scroll or a layout (the front end's banners
+    and toolbars arrive late), so the test waits for the layout itself, up to ``timeout_ms``.
+    """
+    def where(g):
+        return [tuple(round(float(v)) for v in g[name].values()) for name in ("first", "image")] + [g["viewport"]]
+
+    last = geometry(explorer)
+    for _ in range(max(1, timeout_ms // pause_ms)):
+        page.wait_for_timeout(pause_ms)
+        now = geometry(explorer)
+        if where(now) == where(last):
+            return now
+        last = now
+    return last
+
+
 #: Explorers narrower than this (CSS pixels) zoom their panel less in presentation mode (see tutor/widgets/_frontend.py).
 NARROW_WIDTH = 1000
 
@@ -149,8 +168,7 @@ def click_each_toggle(page, explorer, timeout_ms: int = 60_000) -> dict:
                                    arg=[image.element_handle(), readout.element_handle(), before], timeout=timeout_ms)
         except Exception:  # noqa: BLE001 -- a click the explorer does not answer: the layout check still runs
             pass
-    page.wait_for_timeout(300)
-    return geometry(explorer)
+    return settled_geometry(page, explorer)
 
 
 #: The narrowest picture an explorer may show, as a share of its own width, where the panel sits beside it.

@@ -56,14 +56,18 @@ _PROBE_JS = """(function (img) {
   root.tutorProbe = true;
   function narrow() { root.classList.toggle('%(narrow)s', root.getBoundingClientRect().width < %(narrow_width)d); }
   var last = '', timer = null;
-  function room() {
-    var best = 0;
+  function scroller() {
+    var found = null;
     for (var el = root.parentElement; el && el !== document.body; el = el.parentElement) {
       var oy = getComputedStyle(el).overflowY;
-      if (oy === 'auto' || oy === 'scroll') best = el.clientHeight;
+      if (oy === 'auto' || oy === 'scroll') found = el;
     }
+    return found;
+  }
+  function room() {
     if (window.self !== window.top) return Math.max(screen.availHeight - 260, 320);
-    return best || window.innerHeight;
+    var box = scroller();
+    return (box && box.clientHeight) || window.innerHeight;
   }
   function send() {
     timer = null;
@@ -80,7 +84,10 @@ _PROBE_JS = """(function (img) {
   }
   function later() { if (timer) clearTimeout(timer); timer = setTimeout(send, 100); }
   narrow();
-  if (window.ResizeObserver) { var watch = new ResizeObserver(later); watch.observe(slot); watch.observe(root); }
+  if (window.ResizeObserver) {
+    var watch = new ResizeObserver(later); watch.observe(slot); watch.observe(root);
+    var box = scroller(); if (box) watch.observe(box);  /* the page's own bars can shrink it after the first look */
+  }
   window.addEventListener('resize', later);
   later();
 })(this);"""
