@@ -5,6 +5,10 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# pip's flags for every venv here: quiet, and no .pyc files written at install time (about 10,000 files per venv,
+# close to a minute of CPU each). Python writes a module's .pyc the first time a process imports it, and a
+# process imports a small part of what is installed.
+PIP_FLAGS := --quiet --disable-pip-version-check --no-compile
 export TUTOR_DATA_SOURCE ?= synthetic
 export TF_CPP_MIN_LOG_LEVEL ?= 3
 
@@ -12,9 +16,9 @@ export TF_CPP_MIN_LOG_LEVEL ?= 3
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
-	$(INSTALL_LOCK) $(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m pip install $(PIP_FLAGS) --upgrade pip
+	$(PY) -m pip install $(PIP_FLAGS) -r requirements.txt
+	$(INSTALL_LOCK) $(PY) -m pip install $(PIP_FLAGS) --no-deps -e .
 	touch $(STAMP)
 
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
@@ -23,19 +27,31 @@ lab: $(STAMP)
 
 # Everything CI runs: unit tests, the lessons (under nbval, in the Binder environment, twice in one kernel),
 # lesson 05 on the legacy tensorflow-addons stack, the Colab stack, and a real browser.
-# .venv first, then four jobs at a time, the four long ones (binder-env, colab-env, unit, browser) all started at
-# once: each other environment installs (mostly downloads) while other targets use the CPU, and its tests start
-# as soon as it is there; legacy-env, the short one, takes the first free place. Every test is written to pass on
-# a busy machine. CI leaves out binder-env's pass under a 1-CPU quota, which alone takes about as long as all the
-# lessons twice; `make binder-env` runs it.
-test: $(STAMP)
-	$(MAKE) --no-print-directory -j4 --output-sync=target binder-env colab-env unit browser legacy-env BINDER_QUOTA=0
+# CI's time goes to CPU work on two cores, so the schedule keeps both busy to the end:
+# - first .venv and the Binder venv install together (mostly downloads; the Binder lessons are the longest chain);
+# - then every test job at once, the two long serial ones each in two halves (the unit tests: the lessons' facts
+#   and exercises, and the rest; the lessons: even and odd numbers), so that no single job is left running on
+#   one core while the other core has nothing to do. Each other environment installs while tests run.
+# Every test is written to pass on a busy machine. CI leaves out binder-env's pass under a 1-CPU quota, which alone
+# takes about as long as all the lessons twice; `make binder-env` runs it.
+test:
+	$(MAKE) --no-print-directory -j2 $(STAMP) $(BINDER_VENV)/.installed
+	$(MAKE) --no-print-directory -j8 --output-sync=target binder-even binder-odd colab-env unit-lessons unit-package \
+		browser legacy-env
 
 # Installing this checkout writes its build files into the checkout: one such install at a time.
 INSTALL_LOCK := mkdir -p build && flock build/install.lock
 
+UNIT := $(PY) -m pytest -q --ignore=tests/browser
 unit: $(STAMP)
-	$(PY) -m pytest tests -q --ignore=tests/browser
+	$(UNIT) tests
+
+# The same tests in two jobs for make test: what the lessons state (tests/facts, tests/exercises), and the rest.
+.PHONY: unit-lessons unit-package
+unit-lessons: $(STAMP)
+	$(UNIT) tests/facts tests/exercises
+unit-package: $(STAMP)
+	$(UNIT) tests --ignore=tests/facts --ignore=tests/exercises
 
 # tests/conftest.py is loaded as a plugin: it keeps stderr out of nbval's comparison and picks the offline digits.
 # This runs the lessons once in .venv's kernel (quick, while editing); `make binder-env` runs them under nbval too,
@@ -71,7 +87,6 @@ BINDER_QUOTA  ?= 1
 BINDER_VENV   := .venv-binder
 COLAB_PYTHON  ?= /root/.pyenv/versions/3.13.0/bin/python
 COLAB_VENV    := .venv-colabtest
-PIP_QUIET     := --quiet --disable-pip-version-check
 
 .PHONY: chromium
 chromium:
@@ -86,25 +101,37 @@ browser: $(STAMP) site chromium $(COLAB_VENV)/.installed
 $(BINDER_VENV)/.installed: binder/requirements.txt
 	rm -rf $(BINDER_VENV)
 	$(BINDER_PYTHON) -m venv $(BINDER_VENV)
-	$(BINDER_VENV)/bin/python -m pip install $(PIP_QUIET) -r binder/requirements.txt
+	$(BINDER_VENV)/bin/python -m pip install $(PIP_FLAGS) -r binder/requirements.txt
 	touch $@
 
-binder-env: $(BINDER_VENV)/.installed $(STAMP)
+BINDER_NBVAL = binder/start $(PY) $(NBVAL) -p tools.nbval_twice --kernel-python $(BINDER_VENV)/bin/python --run-twice \
+	--check-exercises
+
+# postBuild, then the checks of the environment itself (once, whichever target asks first).
+.PHONY: binder-setup binder-even binder-odd
+binder-setup: $(BINDER_VENV)/.installed $(STAMP)
 	$(INSTALL_LOCK) env PATH="$(CURDIR)/$(BINDER_VENV)/bin:$$PATH" binder/postBuild
 	binder/start $(BINDER_VENV)/bin/python tests/envs/check_binder.py
-	binder/start $(PY) $(NBVAL) -p tools.nbval_twice --kernel-python $(BINDER_VENV)/bin/python --run-twice \
-		--check-exercises notebooks
+
+binder-env: binder-setup
+	$(BINDER_NBVAL) notebooks
 ifeq ($(BINDER_QUOTA),1)
 	binder/start $(BINDER_VENV)/bin/python tests/envs/check_binder.py --quota
 else
-	@echo "1-CPU quota: skipped (BINDER_QUOTA=$(BINDER_QUOTA): make test leaves it out to stay within CI's time)"
+	@echo "1-CPU quota: skipped (BINDER_QUOTA=$(BINDER_QUOTA))"
 endif
+
+# binder-env's lessons in two halves (make test runs both at once; each lesson still runs twice in one kernel).
+binder-even: binder-setup
+	$(BINDER_NBVAL) $(wildcard notebooks/[0-9][02468]_*.ipynb)
+binder-odd: binder-setup
+	$(BINDER_NBVAL) $(wildcard notebooks/[0-9][13579]_*.ipynb)
 
 $(COLAB_VENV)/.installed: tests/envs/colab-requirements.txt
 	rm -rf $(COLAB_VENV)
 	$(COLAB_PYTHON) -m venv $(COLAB_VENV)
-	$(COLAB_VENV)/bin/python -m pip install $(PIP_QUIET) -r tests/envs/colab-requirements.txt
-	$(INSTALL_LOCK) $(COLAB_VENV)/bin/python -m pip install $(PIP_QUIET) --no-deps -e .
+	$(COLAB_VENV)/bin/python -m pip install $(PIP_FLAGS) -r tests/envs/colab-requirements.txt
+	$(INSTALL_LOCK) $(COLAB_VENV)/bin/python -m pip install $(PIP_FLAGS) --no-deps -e .
 	touch $@
 
 colab-env: $(COLAB_VENV)/.installed
@@ -134,8 +161,8 @@ LEGACY_VENV   := .venv-legacy
 
 $(LEGACY_VENV)/.installed: tests/envs/legacy-requirements.txt
 	$(LEGACY_PYTHON) -m venv $(LEGACY_VENV)
-	$(LEGACY_VENV)/bin/python -m pip install $(PIP_QUIET) -r tests/envs/legacy-requirements.txt
-	$(INSTALL_LOCK) $(LEGACY_VENV)/bin/python -m pip install $(PIP_QUIET) --no-deps -e .
+	$(LEGACY_VENV)/bin/python -m pip install $(PIP_FLAGS) -r tests/envs/legacy-requirements.txt
+	$(INSTALL_LOCK) $(LEGACY_VENV)/bin/python -m pip install $(PIP_FLAGS) --no-deps -e .
 	touch $@
 
 legacy-env: $(LEGACY_VENV)/.installed
@@ -162,7 +189,7 @@ SITE_VENV := .venv-site
 $(SITE_VENV)/.installed: book/requirements.txt
 	rm -rf $(SITE_VENV)
 	$(PYTHON) -m venv $(SITE_VENV)
-	$(SITE_VENV)/bin/python -m pip install $(PIP_QUIET) -r book/requirements.txt
+	$(SITE_VENV)/bin/python -m pip install $(PIP_FLAGS) -r book/requirements.txt
 	touch $@
 
 site: $(SITE_VENV)/.installed

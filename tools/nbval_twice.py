@@ -148,11 +148,10 @@ class SecondPass(KernelCheck):
 #: Runs in the lesson's kernel after both runs: every question's solution, then its check.
 CHECK_ALL = """
 import importlib as _importlib, importlib.util as _util, json as _json, textwrap as _textwrap
+from tutor.checks import questions_in as _questions_in
 _verdicts = {{}}
 if _util.find_spec("tutor.checks.{module}") is not None:
-    _module = _importlib.import_module("tutor.checks.{module}")
-    for _name in sorted(n for n in dir(_module) if n[:1] == "q" and n[1:].isdigit()):
-        _question = getattr(_module, _name)
+    for _name, _question in _questions_in(_importlib.import_module("tutor.checks.{module}")).items():
         try:
             exec(_textwrap.dedent(_question.solution_code), globals())
             _result = _question.check(answer)
@@ -229,4 +228,6 @@ class Weighing:
             self.memory.__exit__(None, None, None)
         if self.runs:
             terminalreporter.write_sep("-", "each notebook run twice in one kernel (tools/nbval_twice.py)")
-            terminalreporter.write_line(table(self.runs, runs=2))
+            folders = {Path(str(notebook.path)).parent for notebook in self.started}
+            every = {path.name for folder in folders for path in folder.glob("*.ipynb")}
+            terminalreporter.write_line(table(self.runs, runs=2, whole_course=every <= {r.name for r in self.runs}))

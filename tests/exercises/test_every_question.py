@@ -13,7 +13,7 @@ import pytest
 
 import tutor  # noqa: F401  (before TensorFlow)
 import tutor.checks
-from tutor.checks import Question
+from tutor.checks import questions_in
 
 from .checking import LONGEST_MESSAGE, assert_refused, bad_inputs
 
@@ -26,9 +26,8 @@ def _lesson_modules():
 def _questions():
     found = []
     for module in _lesson_modules():
-        for name, value in sorted(vars(module).items()):
-            if isinstance(value, Question):
-                found.append(pytest.param(value, id=f"{module.__name__.rsplit('.', 1)[1]}.{name}"))
+        for name, value in questions_in(module).items():
+            found.append(pytest.param(value, id=f"{module.__name__.rsplit('.', 1)[1]}.{name}"))
     return found
 
 

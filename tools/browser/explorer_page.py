@@ -29,13 +29,20 @@ def explorer_parts(explorer):
 _SIZED_JS = """root => { const img = root.querySelector('.tutor-picture img');
     const field = root.querySelector('.tutor-size input');
     if (!img || !img.complete || !img.naturalWidth || !field || !field.value) return false;
+    const [width, height, dpr] = field.value.split(' ').map(Number);
+    if (img.naturalWidth > width * dpr + 1.5 || (height > 0 && img.naturalHeight > height * dpr + 1.5)) return false;
     const shown = img.getBoundingClientRect().width;
     return Math.abs(img.naturalWidth - shown * devicePixelRatio) < 1.5; }"""
 
 
 def wait_until_sized(page, explorer, timeout_ms: int = 60_000) -> None:
-    """Wait until the page has told the kernel the picture's room and the picture came back at that size."""
-    page.wait_for_function(_SIZED_JS, arg=explorer.element_handle(), timeout=timeout_ms)
+    """Wait until the page has told the kernel the picture's room and the picture came back at that size.
+
+    The room can change after the first picture came (the front end's banners and toolbars arrive late and
+    shrink the scrolling area): then the kernel draws again, which a busy machine can make take seconds. So
+    this waits for a picture that fits the room the size field reports now, not only for a picture.
+    """
+    page.wait_for_function(_SIZED_JS, arg=explorer.element_handle(), timeout=timeout_ms, polling=100)
 
 
 _GEOMETRY_JS = """root => {

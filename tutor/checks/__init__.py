@@ -15,7 +15,7 @@ The framework, which lesson modules use and never extend with each other's code:
   sentences for errors a learner's pipeline raises.
 """
 from ._core import CheckFailed, Result, fail
-from .questions import FunctionQuestion, PredictQuestion, Question, SetPrediction, describe_difference
+from .questions import FunctionQuestion, PredictQuestion, Question, SetPrediction, describe_difference, questions_in
 
 __all__ = ["CheckFailed", "FunctionQuestion", "PredictQuestion", "Question", "Result", "SetPrediction",
-           "describe_difference", "fail"]
+           "describe_difference", "fail", "questions_in"]

@@ -160,6 +160,19 @@ class FunctionQuestion(Question):
 
 
 # ------------------------------------------------------------------ predictions
+def questions_in(module: Any) -> dict[str, Question]:
+    """Every question a lesson's check module defines, by name, in name order.
+
+    The one rule for finding a lesson's questions: whatever the name (``q1``, ``predict_sizes``), a module-level
+    :class:`Question` is one. The tests and the exercise check after each lesson's run both use it.
+
+    >>> from tutor.checks import lesson02
+    >>> list(questions_in(lesson02))
+    ['predict_sizes', 'q1', 'q2', 'q3']
+    """
+    return {name: value for name, value in sorted(vars(module).items()) if isinstance(value, Question)}
+
+
 def describe_difference(predicted: Any, actual: Any, *, row: str = "row", first_difference: bool = False) -> str | None:
     """``None`` when ``predicted`` equals ``actual``; otherwise one sentence saying what differs.
 
