@@ -16,23 +16,25 @@ from tutor.timeline import CONSUMER, naive_options
 SLEEP = 0.02
 
 
-def sleepy(x):
-    time.sleep(SLEEP)
+def sleepy(x, seconds=SLEEP):
+    time.sleep(seconds)
     return x
 
 
-def slow_map(ds, **kwargs):
-    """A Python map that sleeps SLEEP seconds per element (py_function: TensorFlow cannot make it parallel)."""
-    return ds.map(lambda x: tf.py_function(sleepy, [x], tf.int64), **kwargs)
+def slow_map(ds, seconds=SLEEP, **kwargs):
+    """A Python map that sleeps ``seconds`` per element (py_function: TensorFlow cannot make it parallel)."""
+    return ds.map(lambda x: tf.py_function(lambda v: sleepy(v, seconds), [x], tf.int64), **kwargs)
 
 
 def test_a_slow_python_map_is_named_the_bottleneck():
-    steps = 8
-    tl = tutor.profile(slow_map(tf.data.Dataset.range(100)).prefetch(1), steps=steps)
+    # Long sleeps: the consumer's own work between elements is what a busy machine stretches, and it must stay
+    # small next to the waiting for the waiting share to say "most of the time" on any machine.
+    steps, seconds = 8, 0.1
+    tl = tutor.profile(slow_map(tf.data.Dataset.range(100), seconds).prefetch(1), steps=steps)
     assert tl.stages == ["Range", "Map", "Prefetch"]
     assert tl.bottleneck == "Map"
     own = tl.stage_self_time
-    assert own["Map"] >= 0.99 * steps * SLEEP  # every element's sleep is Map's own time ...
+    assert own["Map"] >= 0.99 * steps * seconds  # every element's sleep is Map's own time ...
     assert own["Range"] < 0.5 * own["Map"]     # ... not its input's, and not the buffer's
     assert own["Prefetch"] < 0.5 * own["Map"]
     assert tl.stage_wait_share["Map"] > 0.5

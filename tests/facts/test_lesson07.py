@@ -315,7 +315,7 @@ def test_partial_cache_warning_is_logged():
         print([int(x) for x in ds.as_numpy_iterator()])
     """)
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="0")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert "[0, 1, 2, 0, 1, 2]" in out.stdout
     assert "partially cached" in out.stderr
 
