@@ -5,10 +5,11 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-# pip's flags for every venv here: quiet, and no .pyc files written at install time (about 10,000 files per venv,
-# close to a minute of CPU each). Python writes a module's .pyc the first time a process imports it, and a
-# process imports a small part of what is installed.
-PIP_FLAGS := --quiet --disable-pip-version-check --no-compile
+# pip's flags for every venv here. pip compiles every module to .pyc at install (about a minute of CPU per venv);
+# leaving that out (--no-compile) made CI far slower, not faster: where PYTHONDONTWRITEBYTECODE is set, as on CI
+# machines and in many containers, no process writes a .pyc, so every Python process that imports TensorFlow
+# would compile its modules from source again.
+PIP_FLAGS := --quiet --disable-pip-version-check
 export TUTOR_DATA_SOURCE ?= synthetic
 export TF_CPP_MIN_LOG_LEVEL ?= 3
 
