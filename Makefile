@@ -30,10 +30,10 @@ lab: $(STAMP)
 # lesson 05 on the legacy tensorflow-addons stack, the Colab stack, and a real browser.
 # .venv first, then four jobs at a time, the four long ones (binder-env, colab-env, unit, browser) all started at
 # once: each other environment installs (mostly downloads) while other targets use the CPU, and its tests start
-# as soon as it is there; legacy-env, the short one, takes the first free place. CI's time is CPU work on two
-# cores: more jobs at once were measured slower (8 jobs: over 37 minutes; .venv installing beside the others:
-# about 32), not faster. Every test is written to pass on a busy machine. CI leaves out binder-env's pass under a
-# 1-CPU quota, which alone takes about as long as all the lessons twice; `make binder-env` runs it.
+# as soon as it is there; legacy-env, the short one, takes the first free place. CI's time is mostly CPU work on
+# two cores, so another order gains little (with .venv installing beside the others it took longer: 32 min against
+# 30). Every test is written to pass on a busy machine. CI leaves out binder-env's pass under a 1-CPU quota, which
+# alone takes about as long as all the lessons twice; `make binder-env` runs it.
 test: $(STAMP)
 	$(MAKE) --no-print-directory -j4 --output-sync=target binder-env colab-env unit browser legacy-env BINDER_QUOTA=0
 
