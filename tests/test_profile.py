@@ -60,12 +60,14 @@ def test_a_parallel_maps_function_runs_are_its_own_work():
 def test_a_stage_runs_no_more_calls_at_once_than_its_parallelism():
     # TensorFlow fuses map + batch into MapAndBatch; a map it cannot make parallel (py_function) keeps one call
     # at a time there, and each call's row ends by the time the next starts, however late its thread closes.
+    steps = 5
     for calls, expected in ((None, 1), (2, 2)):
         kwargs = {} if calls is None else {"num_parallel_calls": calls}
-        tl = tutor.profile(slow_map(tf.data.Dataset.range(100), **kwargs).batch(2), steps=5)
+        tl = tutor.profile(slow_map(tf.data.Dataset.range(100), **kwargs).batch(2), steps=steps)
         assert tl.meta["parallelism"] == {"MapAndBatch": expected}
         runs = tl.events[(tl.events["stage"] == "MapAndBatch") & tl.function_run]
-        assert len(runs) >= 10
+        # two calls per step; on a loaded machine the recording can start or stop during a call at either end
+        assert len(runs) >= 2 * steps - 2
         order = np.argsort(runs["start"])
         starts, ends = runs["start"][order], runs["end"][order]
         at_once = max(int(np.sum((starts <= t) & (ends > t))) for t in starts)
