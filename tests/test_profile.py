@@ -66,7 +66,8 @@ def test_a_stage_runs_no_more_calls_at_once_than_its_parallelism():
         tl = tutor.profile(slow_map(tf.data.Dataset.range(100), **kwargs).batch(2), steps=steps)
         assert tl.meta["parallelism"] == {"MapAndBatch": expected}
         runs = tl.events[(tl.events["stage"] == "MapAndBatch") & tl.function_run]
-        # two calls per step; on a loaded machine the recording can start or stop during a call at either end
+        # two calls per step; a run on a loaded machine recorded one fewer (likely a call at an end of the recording,
+        # not traced further), so one call at each end may be missing
         assert len(runs) >= 2 * steps - 2
         order = np.argsort(runs["start"])
         starts, ends = runs["start"][order], runs["end"][order]
