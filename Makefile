@@ -5,11 +5,13 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-# pip's flags for every venv here. pip compiles every module to .pyc at install (about a minute of CPU per venv);
-# leaving that out (--no-compile) made CI far slower, not faster: where PYTHONDONTWRITEBYTECODE is set, as on CI
-# machines and in many containers, no process writes a .pyc, so every Python process that imports TensorFlow
-# would compile its modules from source again.
-PIP_FLAGS := --quiet --disable-pip-version-check
+# pip's flags for every venv here. --no-compile: pip would compile every module of a venv to .pyc at install (about
+# 10,000 files, a minute of CPU per TensorFlow venv), while the course and its tests import about a third of them.
+# Python writes the .pyc of each module it imports instead, the first time, and later processes read it: so
+# PYTHONDONTWRITEBYTECODE, which CI machines and containers often set, is taken out of the commands' environment
+# here. (With it set and --no-compile, every process that imports TensorFlow would compile it from source again.)
+PIP_FLAGS := --quiet --disable-pip-version-check --no-compile
+unexport PYTHONDONTWRITEBYTECODE
 export TUTOR_DATA_SOURCE ?= synthetic
 export TF_CPP_MIN_LOG_LEVEL ?= 3
 

@@ -2,10 +2,14 @@
 
 * Every test starts without a global TensorFlow seed: a test that calls
   ``tf.random.set_seed`` must not change the orders later tests see.
+* ``fresh_tutor``: one fresh Python that imports tutor and reads a few pipelines, shared by the tests of
+  what ``import tutor`` loads and prints (each such child imports TensorFlow, which costs more than the test).
 * nbval: stderr is left out of the comparison (TensorFlow may print C++ log
   lines there that vary from run to run), and the offline digit set is used.
 """
+import json
 import os
+import subprocess
 import sys
 
 os.environ.setdefault("TUTOR_DATA_SOURCE", "synthetic")
@@ -33,6 +37,28 @@ def short_deadline(monkeypatch):
     from tutor.checks import _read
 
     monkeypatch.setattr(_read, "TIMEOUT", 1.0)
+
+
+@pytest.fixture(scope="session")
+def fresh_tutor() -> dict:
+    """A fresh Python, with TensorFlow's log level left at its default: ``import tutor`` first, then a few
+    pipelines that once made TensorFlow log. Returns its exit code, its stderr, and under ``loaded`` whether
+    ipywidgets was loaded right after ``import tutor``."""
+    code = (
+        "import json, sys, tutor\n"
+        "loaded = {name: name in sys.modules for name in ('ipywidgets',)}\n"
+        "import tensorflow as tf\n"
+        "list(tf.data.Dataset.range(3).repeat(2).as_numpy_iterator())\n"
+        "list(tf.data.Dataset.range(10).cache().take(3).repeat(2).as_numpy_iterator())\n"
+        "tutor.take_elements(tf.data.Dataset.range(5).shuffle(3))\n"
+        "print(json.dumps(loaded))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=root,
+                         timeout=600)
+    lines = out.stdout.strip().splitlines()
+    return {"returncode": out.returncode, "stderr": out.stderr, "loaded": json.loads(lines[-1]) if lines else {}}
 
 
 def _without_stderr(outputs):

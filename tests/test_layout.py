@@ -59,10 +59,9 @@ def test_drawing_libraries_load_only_where_something_is_drawn(path):
             assert not heavy, f"{path.relative_to(ROOT)} imports {heavy} at module level"
 
 
-def test_import_tutor_loads_no_widgets():
-    code = "import sys, tutor; print('ipywidgets' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert out.stdout.strip() == "False"
+def test_import_tutor_loads_no_widgets(fresh_tutor):
+    assert fresh_tutor["returncode"] == 0, fresh_tutor["stderr"]
+    assert fresh_tutor["loaded"]["ipywidgets"] is False
 
 
 def test_the_top_level_stays_simple():

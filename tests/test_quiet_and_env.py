@@ -10,17 +10,9 @@ import pytest
 import tutor
 
 
-def test_import_tutor_keeps_stderr_clean():
-    code = (
-        "import tutor, tensorflow as tf\n"
-        "list(tf.data.Dataset.range(3).repeat(2).as_numpy_iterator())\n"
-        "list(tf.data.Dataset.range(10).cache().take(3).repeat(2).as_numpy_iterator())\n"
-        "tutor.take_elements(tf.data.Dataset.range(5).shuffle(3))\n"
-    )
-    env = {k: v for k, v in __import__("os").environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stderr == ""
+def test_import_tutor_keeps_stderr_clean(fresh_tutor):
+    assert fresh_tutor["returncode"] == 0, fresh_tutor["stderr"]
+    assert fresh_tutor["stderr"] == ""
 
 
 def test_env_report_lists_versions_and_data_source():
@@ -143,7 +135,7 @@ def test_cpus_available_reads_this_machine(monkeypatch):
     assert env.env_report(data_source=False).as_dict()["CPU"].startswith("0.5 CPUs of time (a quota)")
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def one_cpu_group():
     """A real cgroup with a quota of one CPU of time (made only where this runs as root on cgroup v1 or v2)."""
     import pathlib
@@ -174,23 +166,14 @@ def one_cpu_group():
             time.sleep(0.1)
 
 
-def _run_inside(group, code):
-    join = f"import os; open('{group}/cgroup.procs', 'w').write(str(os.getpid()))\n"
-    out = subprocess.run([sys.executable, "-c", join + code], capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.split()
-
-
-def test_cpus_available_sees_a_real_quota(one_cpu_group):
-    assert _run_inside(one_cpu_group, "import tutor.env; print(tutor.env.cpus_available())") == ["1.0"]
-
-
-def test_tensorflow_sizes_its_pool_for_the_cores_not_for_the_quota(one_cpu_group):
-    """Lesson 00 and 07: under a 1-CPU quota TensorFlow's shared pool still runs one sleeping call per core."""
+@pytest.fixture(scope="module")
+def inside_the_quota(one_cpu_group):
+    """What a fresh Python inside the one-CPU group saw: tutor's CPU count, TensorFlow's pool size, and the most
+    calls of a parallel map of sleeps that ran at once. (One child for the tests below: each child imports
+    TensorFlow, which costs more than the tests.)"""
     n = len(os.sched_getaffinity(0))
-    if n < 2:
-        pytest.skip("needs two cores to tell the pool's size from the quota")
     code = (
+        f"import os; open('{one_cpu_group}/cgroup.procs', 'w').write(str(os.getpid()))\n"
         "import time, tensorflow as tf, tutor.env\n"
         "from tutor.bench import CallRecorder\n"
         "nap = CallRecorder(lambda v: (time.sleep(0.05), v)[1])\n"
@@ -199,6 +182,21 @@ def test_tensorflow_sizes_its_pool_for_the_cores_not_for_the_quota(one_cpu_group
         "list(ds.as_numpy_iterator())\n"
         "print(tutor.env.cpus_available(), tutor.env.cpu_report().tensorflow_threads, nap.most_at_once)\n"
     )
-    quota, pool, most = _run_inside(one_cpu_group, code)
-    assert float(quota) == 1.0 and int(pool) == n
-    assert 2 <= int(most) <= n  # more sleeps at once than the quota has CPUs: the pool, not the quota, sets the limit
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    quota, pool, most = out.stdout.split()
+    return float(quota), int(pool), int(most)
+
+
+def test_cpus_available_sees_a_real_quota(inside_the_quota):
+    assert inside_the_quota[0] == 1.0
+
+
+def test_tensorflow_sizes_its_pool_for_the_cores_not_for_the_quota(inside_the_quota):
+    """Lesson 00 and 07: under a 1-CPU quota TensorFlow's shared pool still runs one sleeping call per core."""
+    n = len(os.sched_getaffinity(0))
+    if n < 2:
+        pytest.skip("needs two cores to tell the pool's size from the quota")
+    quota, pool, most = inside_the_quota
+    assert quota == 1.0 and pool == n
+    assert 2 <= most <= n  # more sleeps at once than the quota has CPUs: the pool, not the quota, sets the limit

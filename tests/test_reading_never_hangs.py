@@ -8,9 +8,11 @@ pipelines (map, batch, a fused map + batch, parallel map, interleave) must
 still run in the same process, also after many such give-ups, and the process
 must exit normally.
 
-Each case runs in a child process under a hard limit, so a regression fails
-here instead of blocking the suite. The limit only catches a hang: it is far
-above what the child needs even on a busy machine, and nothing here is timed.
+Every case runs in one child process, one after the other, as a learner's kernel meets them: a regression
+fails here instead of blocking the suite, and the process must still exit normally after all of its give-ups.
+The child runs under a hard limit that only catches a hang: it is far above what the child needs even on a
+busy machine, and nothing here is timed. (One child, not one per case: each child imports TensorFlow, which
+costs more CPU time than the cases themselves.)
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ import textwrap
 
 import pytest
 
-#: Seconds a child may run before it counts as hung (its reads give up after 1 s each).
+#: Seconds the child may run before it counts as hung (its reads give up after 1 s each).
 HARD_LIMIT = 600
 
 SETUP = textwrap.dedent("""
@@ -34,6 +36,9 @@ SETUP = textwrap.dedent("""
     tutor.reading.DEFAULT_TIMEOUT = 1.0  # every reader's deadline, shortened for the test
     _read.TIMEOUT = 1.0
     NEVER = threading.Event()  # never set
+
+    def report(case, result):  # one line per case, read by the tests below
+        print(f"RESULT {case} " + json.dumps(result), flush=True)
 
     def wait_forever(x):
         NEVER.wait()
@@ -79,21 +84,44 @@ SETUP = textwrap.dedent("""
 """)
 
 
-def run_child(body: str) -> dict:
-    """Run SETUP + ``body`` in a fresh Python; ``body`` prints one JSON line starting with RESULT."""
+#: Each test's case: the code the child runs for it, which ends with ``report(case, result)``. Filled in below.
+CASES: dict[str, str] = {}
+
+
+def case(body: str):
+    """Register ``body`` as the child's code for the decorated test, which gets its result as ``result``."""
+    def register(test):
+        CASES[test.__name__] = textwrap.dedent(body).replace("REPORT(", f"report({test.__name__!r}, ")
+        return test
+    return register
+
+
+@pytest.fixture(scope="module")
+def results() -> dict:
+    """Run every case in one fresh Python, in the order written, and return ``test name -> result``."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TUTOR_DATA_SOURCE="synthetic")
+    code = SETUP + "".join(CASES.values())
     try:
-        done = subprocess.run([sys.executable, "-c", SETUP + textwrap.dedent(body)], capture_output=True,
-                              text=True, timeout=HARD_LIMIT, env=env)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HARD_LIMIT,
+                              env=env)
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"the child process hung (no end after {HARD_LIMIT} s); its output so far:\n{exc.stdout}")
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
-    assert done.returncode == 0 and lines, f"child failed (exit {done.returncode}):\n{done.stdout}\n{done.stderr[-3000:]}"
-    return json.loads(lines[-1][len("RESULT "):])
+    found = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("RESULT "):
+            name, result = line[len("RESULT "):].split(" ", 1)
+            found[name] = json.loads(result)
+    assert done.returncode == 0 and len(found) == len(CASES), (
+        f"child failed (exit {done.returncode}):\n{done.stdout}\n{done.stderr[-3000:]}")
+    return found
 
 
-def test_take_elements_gives_up_on_every_kind_of_stuck_pipeline_and_later_pipelines_still_run():
-    result = run_child("""
+@pytest.fixture
+def result(results, request) -> dict:
+    return results[request.node.name]
+
+
+@case("""
         verdicts = {}
         for name, build in STUCK.items():
             try:
@@ -101,32 +129,16 @@ def test_take_elements_gives_up_on_every_kind_of_stuck_pipeline_and_later_pipeli
                 verdicts[name] = "returned"
             except tutor.reading.ReadTimeout as exc:
                 verdicts[name] = str(exc)
-        print("RESULT " + json.dumps({"verdicts": verdicts, "after": ordinary(), "expected": EXPECTED}))
+        REPORT({"verdicts": verdicts, "after": ordinary(), "expected": EXPECTED})
     """)
+def test_take_elements_gives_up_on_every_kind_of_stuck_pipeline_and_later_pipelines_still_run(result):
     for name, message in result["verdicts"].items():
         assert "reading stopped" in message, (name, message)
         assert "map() whose function waits" in message and "filter()" in message, message
     assert result["after"] == result["expected"]
 
 
-def test_three_give_ups_in_a_row_leave_the_process_working_and_it_exits_normally():
-    result = run_child("""
-        gave_up = 0
-        for _ in range(3):
-            try:
-                tutor.take_elements(STUCK["batched after the map (fused)"](), 5)
-            except tutor.reading.ReadTimeout:
-                gave_up += 1
-        after = ordinary()
-        print("RESULT " + json.dumps({"gave_up": gave_up, "after": after, "expected": EXPECTED}), flush=True)
-        # No os._exit: the interpreter's normal shutdown must not wait for the abandoned reads either.
-    """)
-    assert result["gave_up"] == 3
-    assert result["after"] == result["expected"]
-
-
-def test_displays_and_profile_give_up_with_a_sentence():
-    result = run_child("""
+@case("""
         from tutor import BatchOrderDisplay, ShuffleDisplay
         readers = {
             "ShuffleDisplay.from_dataset": lambda ds: ShuffleDisplay.from_dataset(ds, max_elements=5),
@@ -142,8 +154,9 @@ def test_displays_and_profile_give_up_with_a_sentence():
                     verdicts[f"{reader} / {name}"] = "returned"
                 except TimeoutError as exc:
                     verdicts[f"{reader} / {name}"] = str(exc)
-        print("RESULT " + json.dumps({"verdicts": verdicts, "after": ordinary(), "expected": EXPECTED}))
+        REPORT({"verdicts": verdicts, "after": ordinary(), "expected": EXPECTED})
     """)
+def test_displays_and_profile_give_up_with_a_sentence(result):
     assert len(result["verdicts"]) == 9
     for name, message in result["verdicts"].items():
         assert message != "returned" and ("stopped" in message or "was stopped" in message), (name, message)
@@ -161,8 +174,7 @@ STALLED_ANSWERS = {
 }
 
 
-def test_checks_give_up_on_an_answer_that_never_yields_and_the_next_cells_work():
-    result = run_child(f"""
+@case(f"""
         import importlib
 
         def stall(ds):
@@ -176,8 +188,9 @@ def test_checks_give_up_on_an_answer_that_never_yields_and_the_next_cells_work()
             q = getattr(importlib.import_module("tutor.checks." + module), question)
             r = q.check(eval(code))
             verdicts[name] = [r.status, r.message]
-        print("RESULT " + json.dumps({{"verdicts": verdicts, "after": ordinary(), "expected": EXPECTED}}))
+        REPORT({{"verdicts": verdicts, "after": ordinary(), "expected": EXPECTED}})
     """)
+def test_checks_give_up_on_an_answer_that_never_yields_and_the_next_cells_work(result):
     for name, (status, message) in result["verdicts"].items():
         assert status == "not yet", (name, status, message)
         assert "stopped reading" in message and "map()" in message, (name, message)
@@ -185,10 +198,7 @@ def test_checks_give_up_on_an_answer_that_never_yields_and_the_next_cells_work()
     assert result["after"] == result["expected"]
 
 
-def test_one_check_per_lesson_gives_up_on_its_own_solution_made_to_wait_forever():
-    # For every lesson, the first question whose solution is a dataset (or a tuple of datasets): the same
-    # answer with a map in front of every element that waits forever. Its check must say so, in a sentence.
-    result = run_child("""
+@case("""
         import importlib, pkgutil, re
         import tutor.checks
         from tutor.checks import Question
@@ -222,9 +232,11 @@ def test_one_check_per_lesson_gives_up_on_its_own_solution_made_to_wait_forever(
                 verdicts[f"{name}.{qname}"] = [r.status, r.message]
                 break
         tutor.service.stop_all()
-        print("RESULT " + json.dumps({"verdicts": verdicts, "skipped": skipped, "after": ordinary(),
-                                      "expected": EXPECTED}))
+        REPORT({"verdicts": verdicts, "skipped": skipped, "after": ordinary(), "expected": EXPECTED})
     """)
+def test_one_check_per_lesson_gives_up_on_its_own_solution_made_to_wait_forever(result):
+    # For every lesson, the first question whose solution is a dataset (or a tuple of datasets): the same
+    # answer with a map in front of every element that waits forever. Its check must say so, in a sentence.
     lessons = {name.split(".")[0] for name in result["verdicts"]}
     assert len(lessons) >= 10, (sorted(lessons), result["skipped"])
     gave_up = 0
@@ -237,4 +249,20 @@ def test_one_check_per_lesson_gives_up_on_its_own_solution_made_to_wait_forever(
         else:  # refused on its structure before reading: some tasks forbid a py_function, or any extra map
             assert "py_function" in message or "map(wait)" in message, (name, message)
     assert gave_up >= 8, result["verdicts"]
+    assert result["after"] == result["expected"]
+
+
+@case("""
+        gave_up = 0
+        for _ in range(3):
+            try:
+                tutor.take_elements(STUCK["batched after the map (fused)"](), 5)
+            except tutor.reading.ReadTimeout:
+                gave_up += 1
+        after = ordinary()
+        REPORT({"gave_up": gave_up, "after": after, "expected": EXPECTED})
+        # No os._exit: the interpreter's normal shutdown must not wait for the abandoned reads either.
+    """)
+def test_three_give_ups_in_a_row_leave_the_process_working_and_it_exits_normally(result):
+    assert result["gave_up"] == 3
     assert result["after"] == result["expected"]

@@ -61,20 +61,21 @@ def notebook_server():
 
 
 def _explorer_notebooks(front: str, workdir):
+    """One notebook for each page of test_explorer_layout.py on this front end, showing its cases' explorers."""
     import test_explorer_layout as layout
 
     source = workdir / "source"
     source.mkdir()
-    for case in layout.CASES:
-        if case.front == front:
-            explorer_page.explorer_notebook(source / f"{layout.notebook_name(case)}.ipynb", case.module, case.name,
-                                            presentation=case.presentation, display=front == "classic")
+    for group, cases in layout.GROUPS.items():
+        if cases[0].front == front:
+            explorer_page.explorer_notebook(source / f"{group}.ipynb", [(case.module, case.name) for case in cases],
+                                            presentation=cases[0].presentation, display=front == "classic")
     return source
 
 
 @pytest.fixture(scope="session")
 def explorer_server():
-    """JupyterLab (ipywidgets 8) on scratch notebooks that each show one explorer (see test_explorer_layout.py)."""
+    """JupyterLab (ipywidgets 8) on scratch notebooks of explorers (see test_explorer_layout.py)."""
     workdir = harness.new_workdir("tutor-browser-explorers-")
     server = harness.start_server("lab", _explorer_notebooks("lab", workdir), workdir)
     try:

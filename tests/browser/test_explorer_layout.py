@@ -19,6 +19,11 @@ ipywidgets 7.7.1 with its own front end (the classic Notebook UI):
 
 Screenshots of the whole window before and after the key press go to
 test-artifacts/browser/layout-*.png.
+
+The cases that share a front end, a mode, a pixel density and the file browser's state share one page: one
+notebook shows each of their explorers in its own cell, run once in one kernel, and each case checks its own
+explorer there. (Each kernel imports TensorFlow, and each page loads the whole front end: sharing them keeps
+the 17 cases from doing that 17 times.)
 """
 from __future__ import annotations
 
@@ -56,31 +61,77 @@ def _cases() -> list[Case]:
     return cases
 
 
-CASES = _cases()
+def group_of(case: Case) -> str:
+    """The page a case is checked on, which is also its notebook's name."""
+    mode = "presentation" if case.presentation else "normal"
+    front = ("-files" if case.file_browser else "") if case.front == "lab" else "-ipywidgets7"
+    return f"layout-{mode}-dpr{case.dpr:g}{front}"
 
 
 def notebook_name(case: Case) -> str:
-    mode = "presentation" if case.presentation else "normal"
-    front = ("-files" if case.file_browser else "") if case.front == "lab" else "-ipywidgets7"
-    return f"layout-{case.name}-{mode}-dpr{case.dpr:g}{front}"
+    """The case's name: its explorer on its group's page."""
+    return group_of(case).replace("layout-", f"layout-{case.name}-", 1)
+
+
+GROUPS: dict[str, list[Case]] = {}
+for _case in _cases():
+    GROUPS.setdefault(group_of(_case), []).append(_case)
+CASES = [case for cases in GROUPS.values() for case in cases]  # a group's cases one after the other
+
+
+class SharedPage:
+    """The page of the group under test: its notebook run once, in one kernel, for all of its explorers."""
+
+    def __init__(self, browser, request):
+        self.browser, self.request = browser, request
+        self.group = self.context = self.page = self.server = self.failure = None
+        self.errors: list[str] = []
+
+    def open(self, case: Case):
+        """The page showing ``case``'s explorer, and how many page errors came before this case's turn."""
+        group = group_of(case)
+        if group == self.group:
+            if self.failure:
+                pytest.fail(f"{group} did not open: {self.failure}")
+            return self.page, len(self.errors)
+        self.close()
+        self.group, self.failure, self.errors = group, None, []
+        self.server = self.request.getfixturevalue("explorer_server" if case.front == "lab" else "classic_server")
+        self.context = self.browser.new_context(viewport=VIEWPORT, device_scale_factor=case.dpr)
+        self.page = self.context.new_page()
+        self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
+        try:
+            if case.front == "lab":
+                harness.run_lesson(self.page, self.server, group)
+                explorer_page.show_file_browser(self.page, case.file_browser)
+            else:
+                harness.run_classic(self.page, self.server, group)
+        except Exception as exc:
+            self.failure = f"{type(exc).__name__}: {str(exc)[:300]}"
+            raise
+        return self.page, 0
+
+    def close(self):
+        if self.context is not None:
+            self.context.close()
+            self.server.shutdown_kernels()
+        self.context = self.page = None
+
+
+@pytest.fixture(scope="module")
+def shared(browser, request):
+    pages = SharedPage(browser, request)
+    yield pages
+    pages.close()
 
 
 @pytest.mark.parametrize("case", CASES, ids=notebook_name)
-def test_explorer_fits_the_screen_and_answers_a_key(case, request, browser):
+def test_explorer_fits_the_screen_and_answers_a_key(case, shared):
     label = notebook_name(case)
-    server = request.getfixturevalue("explorer_server" if case.front == "lab" else "classic_server")
-    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=case.dpr)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
+    page, seen = shared.open(case)
     try:
-        if case.front == "lab":
-            harness.run_lesson(page, server, label)
-        else:
-            harness.run_classic(page, server, label)
-        if case.front == "lab":
-            explorer_page.show_file_browser(page, case.file_browser)
-        explorer = explorer_page.explorers(page, lab=case.front == "lab").first
+        mine = [c.name for c in GROUPS[group_of(case)]].index(case.name)
+        explorer = explorer_page.explorers(page, lab=case.front == "lab").nth(mine)
         explorer.evaluate("el => el.scrollIntoView({block: 'start'})")
         explorer_page.wait_until_sized(page, explorer)
         before = explorer_page.settled_geometry(page, explorer)  # the scroll and the page's layout have settled
@@ -101,12 +152,9 @@ def test_explorer_fits_the_screen_and_answers_a_key(case, request, browser):
         assert not explorer_page.layout_problems(after), explorer_page.layout_problems(after)
         clicked = explorer_page.click_each_toggle(page, explorer)
         assert not explorer_page.layout_problems(clicked), explorer_page.layout_problems(clicked)
-        widget_errors = [e for e in errors if "widget" in e.lower() or "tutor" in e.lower()]
+        widget_errors = [e for e in shared.errors[seen:] if "widget" in e.lower() or "tutor" in e.lower()]
         assert not widget_errors, widget_errors  # JupyterLab's own errors (kernel restarts) are not ours
     except Exception:
         harness.ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(harness.ARTIFACTS / f"FAILED-{label}.png"))
         raise
-    finally:
-        context.close()
-        server.shutdown_kernels()

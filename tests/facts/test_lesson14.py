@@ -1,8 +1,10 @@
 """The facts lesson 14 (tf.data outside TensorFlow) states, on the real libraries: Grain's order and state,
 tf.data's checkpoint, Keras on JAX, the Displays.
 
-Facts that need ``KERAS_BACKEND=jax`` run in a child process: Keras picks its backend once, at import.
+Facts that need ``KERAS_BACKEND=jax`` run in a child process (one for all of them): Keras picks its backend once,
+at import.
 """
+import json
 import os
 import subprocess
 import sys
@@ -197,20 +199,58 @@ def test_a_tf_data_map_runs_in_tensorflow_threads_not_the_caller():
     assert names == [False] * 4
 
 
-def test_import_tutor_does_not_load_grain():
-    out = child("import sys, tutor; print('grain' in sys.modules)")
-    assert out.strip() == "False"
+@pytest.fixture(scope="module")
+def on_jax() -> dict:
+    """What one fresh Python with ``KERAS_BACKEND=jax`` saw, set up as lesson 14 is: ``import tutor`` first.
 
+    One child for all the JAX facts below: each child imports TensorFlow and JAX, which costs more CPU time
+    than the facts themselves.
+    """
+    out = child("""
+        import json, sys
+        import tutor
+        seen = {"grain loaded": "grain" in sys.modules, "keras loaded": "keras" in sys.modules}
+        import numpy as np, tensorflow as tf, keras
+        seen["backend"] = keras.backend.backend()
 
-def test_the_backend_is_read_when_tensorflow_first_imports_keras():
-    """The lesson's setup: importing TensorFlow (so tutor) imports Keras, so KERAS_BACKEND must be set before."""
-    before = child("""
-        import sys, tutor
-        print('keras' in sys.modules)
-        import keras
-        print(keras.backend.backend())
+        images = tf.data.Dataset.from_tensor_slices(np.full((4, 8, 8, 1), 255, np.uint8))
+        def with_keras_ops(image):
+            return keras.ops.divide(keras.ops.cast(image, "float32"), 255.0)
+        try:
+            images.map(with_keras_ops)
+            seen["keras.ops in a map"] = "worked"
+        except NotImplementedError as exc:
+            seen["keras.ops in a map"] = "NotImplementedError" + (": symbolic tf.Tensor" if "symbolic tf.Tensor" in str(exc) else "")
+        def with_tf_ops(image):
+            return tf.cast(image, tf.float32) / 255.0
+        seen["tf ops"] = sorted({float(x.max()) for x in images.map(with_tf_ops).as_numpy_iterator()})
+        rescale = keras.layers.Rescaling(1 / 255)
+        seen["Rescaling"] = sorted({float(x.max()) for x in images.map(rescale).as_numpy_iterator()})
+        flip = keras.layers.RandomFlip("horizontal", seed=0)
+        seen["RandomFlip"] = [list(x.shape) for x in images.batch(2).map(flip).as_numpy_iterator()]
+
+        from keras.src.trainers.data_adapters.tf_dataset_adapter import TFDatasetAdapter
+        x = np.random.default_rng(0).normal(size=(64, 4)).astype("float32")
+        ds = tf.data.Dataset.from_tensor_slices((x, (x[:, 0] > 0).astype("int32"))).batch(16)
+        batch = next(iter(TFDatasetAdapter(ds).get_jax_iterator()))
+        seen["batch type"] = f"{type(batch[0]).__module__} {type(batch[0]).__name__}"
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+        model.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        history = model.fit(ds, epochs=2, verbose=0)
+        seen["fit"] = [keras.backend.backend(), len(history.history["loss"]), type(model.weights[0].value).__module__]
+        print(json.dumps(seen))
     """, KERAS_BACKEND="jax")
-    assert before.split() == ["True", "jax"]
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_import_tutor_does_not_load_grain(on_jax):
+    assert on_jax["grain loaded"] is False
+
+
+def test_the_backend_is_read_when_tensorflow_first_imports_keras(on_jax):
+    """The lesson's setup: importing TensorFlow (so tutor) imports Keras, so KERAS_BACKEND must be set before."""
+    assert on_jax["keras loaded"] is True
+    assert on_jax["backend"] == "jax"
     too_late = child("""
         import os, tutor
         os.environ["KERAS_BACKEND"] = "jax"
@@ -230,45 +270,16 @@ def test_import_tutor_works_without_grain():
     assert out.strip() == "[0, 1, 2, 3]"
 
 
-def test_keras_on_jax_keras_ops_in_a_map_fail_and_tf_ops_and_preprocessing_layers_work():
-    out = child("""
-        import numpy as np, tensorflow as tf, keras
-        print(keras.backend.backend())
-        images = tf.data.Dataset.from_tensor_slices(np.full((4, 8, 8, 1), 255, np.uint8))
-        def with_keras_ops(image):
-            return keras.ops.divide(keras.ops.cast(image, "float32"), 255.0)
-        try:
-            images.map(with_keras_ops)
-            print("keras.ops worked")
-        except NotImplementedError as exc:
-            print("NotImplementedError", "symbolic tf.Tensor" in str(exc))
-        def with_tf_ops(image):
-            return tf.cast(image, tf.float32) / 255.0
-        print(sorted({float(x.max()) for x in images.map(with_tf_ops).as_numpy_iterator()}))
-        rescale = keras.layers.Rescaling(1 / 255)
-        print(sorted({float(x.max()) for x in images.map(rescale).as_numpy_iterator()}))
-        flip = keras.layers.RandomFlip("horizontal", seed=0)
-        print([x.shape for x in images.batch(2).map(flip).as_numpy_iterator()])
-    """, KERAS_BACKEND="jax")
-    assert out.split("\n")[:5] == ["jax", "NotImplementedError True", "[1.0]", "[1.0]", "[(2, 8, 8, 1), (2, 8, 8, 1)]"]
+def test_keras_on_jax_keras_ops_in_a_map_fail_and_tf_ops_and_preprocessing_layers_work(on_jax):
+    assert on_jax["keras.ops in a map"] == "NotImplementedError: symbolic tf.Tensor"
+    assert on_jax["tf ops"] == on_jax["Rescaling"] == [1.0]
+    assert on_jax["RandomFlip"] == [[2, 8, 8, 1], [2, 8, 8, 1]]
 
 
-def test_keras_on_jax_fits_from_tf_data_and_sees_numpy_batches():
-    out = child("""
-        import numpy as np, tensorflow as tf, keras
-        from keras.src.trainers.data_adapters.tf_dataset_adapter import TFDatasetAdapter
-        x = np.random.default_rng(0).normal(size=(64, 4)).astype("float32")
-        ds = tf.data.Dataset.from_tensor_slices((x, (x[:, 0] > 0).astype("int32"))).batch(16)
-        batch = next(iter(TFDatasetAdapter(ds).get_jax_iterator()))
-        print(type(batch[0]).__module__, type(batch[0]).__name__)
-        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
-        model.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-        history = model.fit(ds, epochs=2, verbose=0)
-        print(keras.backend.backend(), len(history.history["loss"]), type(model.weights[0].value).__module__)
-    """, KERAS_BACKEND="jax")
-    lines = out.strip().splitlines()
-    assert lines[0] == "numpy ndarray"
-    assert lines[1].startswith("jax 2 jax")
+def test_keras_on_jax_fits_from_tf_data_and_sees_numpy_batches(on_jax):
+    assert on_jax["batch type"] == "numpy ndarray"
+    backend, epochs, weights_module = on_jax["fit"]
+    assert (backend, epochs) == ("jax", 2) and weights_module.startswith("jax")
 
 
 @pytest.mark.parametrize("prefetch", [False, True])

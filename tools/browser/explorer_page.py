@@ -327,20 +327,21 @@ def explorer_names() -> list[tuple[str, str]]:
     return found
 
 
-def explorer_notebook(path, module: str, name: str, *, presentation: bool = False, display: bool = False) -> None:
-    """A notebook that shows one explorer, with its default arguments, in or out of presentation mode.
+def explorer_notebook(path, explorers: list[tuple[str, str]], *, presentation: bool = False,
+                      display: bool = False) -> None:
+    """A notebook that shows each ``(module, function)`` explorer, with its default arguments, in its own cell,
+    in or out of presentation mode.
 
-    The explorer is the cell's value, as in the lessons; ``display=True`` shows
-    it with ``display(ex)`` instead (nbclassic's ipywidgets 7 front end draws
-    widgets from ``display`` only).
+    Each explorer is its cell's value, as in the lessons; ``display=True``
+    shows it with ``display(ex)`` instead (nbclassic's ipywidgets 7 front end
+    draws widgets from ``display`` only).
     """
     import nbformat
 
-    show = "display(ex)" if display else "ex"
-    cells = [
-        nbformat.v4.new_code_cell(f"import tutor\nmode = tutor.presentation({presentation})"),
-        nbformat.v4.new_code_cell(f"from tutor.widgets.{module} import {name}\nex = {name}()\n{show}"),
-    ]
+    cells = [nbformat.v4.new_code_cell(f"import tutor\nmode = tutor.presentation({presentation})")]
+    for module, name in explorers:
+        show = "display(ex)" if display else "ex"
+        cells.append(nbformat.v4.new_code_cell(f"from tutor.widgets.{module} import {name}\nex = {name}()\n{show}"))
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     nbformat.write(nb, str(path))
