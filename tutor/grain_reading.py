@@ -41,8 +41,16 @@ def is_grain_dataset(obj: Any) -> bool:
     return isinstance(obj, (grain.MapDataset, grain.IterDataset))
 
 
-class _Stop(Exception):
-    """Raised inside the reading thread when the deadline has passed."""
+class _Stop(BaseException):
+    """Raised inside the reading thread when the deadline has passed.
+
+    A BaseException, like KeyboardInterrupt, so that code which catches ``Exception`` on the way (a library's
+    error handling) lets it through.
+    """
+
+
+#: After the deadline, how often and how many times the reading thread is asked to stop (see :func:`_stop`).
+STOP_EVERY, STOP_TRIES = 0.25, 40
 
 
 def read_ids(dataset: Any, *, max_elements: int, timeout: float = DEFAULT_TIMEOUT,
@@ -89,8 +97,7 @@ def read_ids(dataset: Any, *, max_elements: int, timeout: float = DEFAULT_TIMEOU
     worker.start()
     finished.wait(timeout)
     if not finished.is_set():
-        _raise_in(worker, _Stop)
-        finished.wait(2.0)
+        _stop(worker, finished)
         got = list(values)
         raise ReadTimeout(_timeout_message(where, timeout, len(got), time.monotonic() - start), got)
     if failure:
@@ -110,6 +117,21 @@ def _id_kind(value: Any, where: str) -> bool:
         f"(optionally batched), got an element of type {type(value).__name__}{shape}. Map it to ids first, "
         "for example ds.map(lambda example: example['label'])."
     )
+
+
+def _stop(worker: threading.Thread, finished: threading.Event) -> None:
+    """Ask the reading thread to stop until it has: once may not be enough.
+
+    The request lands wherever the thread is, and can land where Python swallows exceptions: in a ``__del__``
+    that the garbage collector runs in that thread ("Exception ignored in ..."). A thread that missed it would
+    go on spinning for ever and slow every later read, so it is asked again every ``STOP_EVERY`` seconds, up to
+    ``STOP_TRIES`` times (10 s in all); the caller gives up on it then, whatever happened.
+    """
+    for _ in range(STOP_TRIES):
+        if finished.is_set() or not worker.is_alive():
+            return
+        _raise_in(worker, _Stop)
+        finished.wait(STOP_EVERY)
 
 
 def _raise_in(thread: threading.Thread, exc_type: type) -> None:

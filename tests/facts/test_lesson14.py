@@ -156,6 +156,31 @@ def test_grain_reads_are_bounded_in_time(to_iter):
     assert not any(t.is_alive() for t in alive)  # the spinning read was stopped, not left running
 
 
+def test_a_grain_read_that_swallows_the_first_stop_is_still_stopped():
+    """The stop request can land where Python swallows it (a ``__del__`` run by the garbage collector); here the
+    map's own function swallows the first one. The read must still end, not spin on in its thread. (An
+    IterDataset's map runs in the thread that iterates, which is the reader's.)"""
+    swallowed = []
+
+    def spin(x):
+        while True:
+            try:
+                while True:
+                    pass
+            except BaseException:
+                if swallowed:
+                    raise
+                swallowed.append(x)
+
+    with pytest.raises(ReadTimeout, match="produced no element"):
+        read_ids(grain.MapDataset.range(3).to_iter_dataset().map(spin), max_elements=2, timeout=0.5,
+                 where="ShuffleDisplay.from_dataset")
+    alive = [t for t in threading.enumerate() if t.name == "tutor-grain-read"]
+    for thread in alive:
+        thread.join(5)
+    assert swallowed and not any(t.is_alive() for t in alive)
+
+
 @pytest.mark.parametrize("bad, fragment", [
     (grain.MapDataset.range(3).map(lambda x: {"label": x}), "Map it to ids first"),
     (grain.MapDataset.source([0.5, 1.5]), "integer element ids"),
