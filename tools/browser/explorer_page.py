@@ -313,7 +313,7 @@ def exercise_explorer(page, explorer, label: str, *, mouse: bool = False) -> dic
     return {"start": start_values, "moved": moved_values, "before": before, "after": after}
 
 
-# --------------------------------------------------------------------------- scratch notebooks of single explorers
+# --------------------------------------------------------------------------- scratch notebooks of explorers
 
 _EXPLORER_DEF = re.compile(r"^def (\w+_explorer)\(", re.MULTILINE)
 
