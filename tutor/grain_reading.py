@@ -6,9 +6,10 @@ without it. :func:`is_grain_dataset` tells the Displays which reader to use;
 :func:`read_ids` reads a ``grain.MapDataset`` or ``grain.IterDataset``.
 
 A Grain pipeline runs in Python, so the deadline stops it the Python way: the
-read runs in a helper thread, and at the deadline that thread is asked to stop
-with an exception (a ``filter`` that never matches on an endless ``repeat()``
-spins in Python code, which notices the request at its next step).
+read runs in a helper thread, which at the deadline is asked to stop. A
+``MapDataset`` is read index by index there, so a ``filter`` that never matches
+on an endless ``repeat()`` spins in that thread and sees the request at its
+next index; anything else gets an exception raised in the thread.
 
 >>> import grain
 >>> read_ids(grain.MapDataset.range(5), max_elements=3, where="f")
@@ -68,12 +69,12 @@ def read_ids(dataset: Any, *, max_elements: int, timeout: float = DEFAULT_TIMEOU
     timeout = require_seconds(timeout, "timeout", where)
     values: list = []
     failure: list[BaseException] = []
-    finished = threading.Event()
+    finished, stopping = threading.Event(), threading.Event()
     kinds: list[bool] = []
 
     def pull() -> None:
         try:
-            iterator = iter(dataset)
+            iterator = _elements(dataset, stopping)
             for _ in range(max_elements + 1):
                 try:
                     value = next(iterator)
@@ -97,6 +98,7 @@ def read_ids(dataset: Any, *, max_elements: int, timeout: float = DEFAULT_TIMEOU
     worker.start()
     finished.wait(timeout)
     if not finished.is_set():
+        stopping.set()
         _stop(worker, finished)
         got = list(values)
         raise ReadTimeout(_timeout_message(where, timeout, len(got), time.monotonic() - start), got)
@@ -119,13 +121,36 @@ def _id_kind(value: Any, where: str) -> bool:
     )
 
 
+def _elements(dataset: Any, stopping: threading.Event):
+    """An iterator over the dataset's elements that ends with :class:`_Stop` once ``stopping`` is set.
+
+    A ``MapDataset`` is read index by index in this thread, skipping the Nones of a ``filter`` as its own
+    iterator does: so a filter that matches nothing on an endless ``repeat()`` spins here, where the request to
+    stop is seen at the next index, not inside Grain's iterator (which reads ahead on threads of its own).
+    """
+    import grain
+
+    if isinstance(dataset, grain.MapDataset):
+        def by_index():
+            for index in range(len(dataset)):
+                if stopping.is_set():
+                    raise _Stop
+                value = dataset[index]
+                if value is not None:
+                    yield value
+        return by_index()
+    return iter(dataset)
+
+
 def _stop(worker: threading.Thread, finished: threading.Event) -> None:
     """Ask the reading thread to stop until it has: once may not be enough.
 
-    The request lands wherever the thread is, and can land where Python swallows exceptions: in a ``__del__``
-    that the garbage collector runs in that thread ("Exception ignored in ..."). A thread that missed it would
-    go on spinning for ever and slow every later read, so it is asked again every ``STOP_EVERY`` seconds, up to
-    ``STOP_TRIES`` times (10 s in all); the caller gives up on it then, whatever happened.
+    A ``MapDataset`` read also sees the ``stopping`` flag between two elements (:func:`_elements`); this
+    exception reaches the thread inside Python code that runs long (a map or an IterDataset's filter). It can
+    land where Python swallows exceptions: in a ``__del__`` that the garbage collector runs in that thread
+    ("Exception ignored in ..."). A thread that missed it would go on spinning for ever and slow every later
+    read, so it is asked again every ``STOP_EVERY`` seconds, up to ``STOP_TRIES`` times (10 s in all); the
+    caller gives up on it then, whatever happened.
     """
     for _ in range(STOP_TRIES):
         if finished.is_set() or not worker.is_alive():
