@@ -16,8 +16,9 @@ The public API at a glance (every name is listed in ``__all__``):
 * Explorers are widgets over the Displays: ``order_explorer``,
   ``shuffle_explorer``, ``augment_explorer``, ``timeline_explorer``, ``sources_explorer``. They load
   ipywidgets only when called.
-* Topic modules: ``augment``, ``bench``, ``checks``, ``data``, ``doctor``,
-  ``leakage``, ``service``, ``tfrecord``, ``timeline``, ``training``.
+* Topic modules: ``augment``, ``bench``, ``checks``, ``data``, ``doctor``, ``env``,
+  ``leakage``, ``service``, ``tfrecord``, ``timeline``, ``training``, ``verdict`` (the one
+  verdict helper, ``tutor.verdict.compare``).
 """
 from . import _quiet
 
@@ -30,12 +31,14 @@ from . import (  # noqa: E402
     checks,
     data,
     doctor,
+    env,
     leakage,
     service,
     style,
     tfrecord,
     timeline,
     training,
+    verdict,
 )
 from .augment import AugmentationGridDisplay, RotationTimingDisplay, rotation  # noqa: E402
 
@@ -114,6 +117,7 @@ __all__ = [
     "checks",
     "data",
     "doctor",
+    "env",
     "leakage",
     "rotation",
     "service",
@@ -121,4 +125,5 @@ __all__ = [
     "tfrecord",
     "timeline",
     "training",
+    "verdict",
 ]

@@ -86,7 +86,7 @@ class RotationTimingDisplay(Display):
 
     def summary(self) -> str:
         """One line per path (seconds, images/s) and one per ratio, judged by the verdict helper
-        (:func:`tutor.bench.compare`'s rule: "faster", "slower" or "no clear difference")."""
+        (:func:`tutor.verdict.compare`'s rule: "faster", "slower" or "no clear difference")."""
         lines = [f"{p:<11} {t.median:8.3f} s  {t.per_second:>10,.0f} images/s" for p, t in self.timings.items()]
         lines += [f"{name.split(' / ')[1]:<11} {self.versus(*name.split(' / '))}" for name in self.ratios]
         return "\n".join(lines)
