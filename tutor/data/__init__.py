@@ -16,8 +16,8 @@
 ((100, 28, 28), (100,))
 """
 from .digit_images import ENV_VAR, MNIST_SIZE, SOURCES, Digits, describe_source, digits, synthetic_digits
-from .files import jpeg_folder, labels_from_paths
-from .folders import WEATHER_COLUMNS, class_folders, text_files, weather_csv
+from .jpeg_folders import class_folders, jpeg_folder, labels_from_paths
+from .text_and_csv import WEATHER_COLUMNS, text_files, weather_csv
 
 __all__ = [
     "Digits", "ENV_VAR", "MNIST_SIZE", "SOURCES", "describe_source", "digits", "jpeg_folder",

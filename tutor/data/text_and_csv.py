@@ -1,4 +1,4 @@
-"""Small real files for the lesson on production sources: text files, a CSV with gaps, class folders of JPEGs.
+"""Small text sources for the lesson on production sources: text files of reviews and a CSV with gaps.
 
 Everything is generated offline and deterministically (same ``seed``, same
 bytes), into a folder the caller chooses, typically ``tempfile.mkdtemp()``.
@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import csv
 import os
-import shutil
 from pathlib import Path
 
 import numpy as np
 
 from .._validate import require_positive_int
-from .files import jpeg_folder, labels_from_paths
 
-__all__ = ["class_folders", "text_files", "weather_csv", "WEATHER_COLUMNS"]
+__all__ = ["text_files", "weather_csv", "WEATHER_COLUMNS"]
 
 _ADJECTIVES = ("bright", "quiet", "heavy", "cheap", "solid", "tiny", "sharp", "warm", "slow", "clear")
 _NOUNS = ("screen", "battery", "case", "lens", "strap", "cable", "button", "speaker", "charger", "box")
@@ -103,33 +101,3 @@ def weather_csv(path, *, rows: int = 12, seed: int = 0) -> str:
                     row[column] = ""
             writer.writerow([row[c] for c in WEATHER_COLUMNS])
     return str(path)
-
-
-def class_folders(directory, *, n: int = 60, classes=(0, 1, 2), size: tuple[int, int] = (32, 32),
-                  seed: int = 0) -> str:
-    """One folder per digit class (``0/``, ``1/``, ...) holding JPEGs from :func:`jpeg_folder`.
-
-    ``n`` images are drawn (balanced over the ten digits) and those of
-    ``classes`` are kept, so each class folder holds ``n // 10`` images.
-    Returns ``directory``, the root that holds the class folders.
-
-    >>> import tempfile
-    >>> root = class_folders(tempfile.mkdtemp(), n=20, classes=(3, 4))
-    >>> sorted(os.listdir(root))
-    ['3', '4']
-    """
-    where = "tutor.data.class_folders"
-    folder = _folder(directory, where)
-    n = require_positive_int(n, "n", where, minimum=10)
-    keep = [int(c) for c in classes]
-    if not keep or any(c < 0 or c > 9 for c in keep) or len(set(keep)) != len(keep):
-        raise ValueError(f"{where}: classes must be distinct digits 0-9, got {classes!r}.")
-    staging = folder / ".staging"
-    paths = jpeg_folder(staging, n=n, size=size, seed=seed)
-    for path, label in zip(paths, labels_from_paths(paths).tolist()):
-        if label in keep:
-            target = folder / str(label)
-            target.mkdir(exist_ok=True)
-            shutil.move(path, target / os.path.basename(path))
-    shutil.rmtree(staging)
-    return str(folder)

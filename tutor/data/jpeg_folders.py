@@ -1,4 +1,4 @@
-"""Folders of image files for the lessons that read and decode files: JPEGs of digits, labels in the names.
+"""Folders of JPEG files for the lessons that read and decode files: digits with labels in the names, or one folder per class.
 
 >>> import tempfile
 >>> paths = jpeg_folder(tempfile.mkdtemp(), n=3)
@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import re
 from numbers import Integral
 from pathlib import Path
@@ -18,7 +19,7 @@ from PIL import Image, ImageFilter
 from .._validate import require_positive_int
 from .digit_images import synthetic_digits
 
-__all__ = ["jpeg_folder", "labels_from_paths"]
+__all__ = ["class_folders", "jpeg_folder", "labels_from_paths"]
 
 _NAME = re.compile(r"_label(\d)\.jpe?g$")
 
@@ -121,3 +122,42 @@ def labels_from_paths(paths) -> np.ndarray:
                              "name like 'img_00000_label3.jpg', as jpeg_folder writes.")
         labels.append(int(match.group(1)))
     return np.array(labels, dtype=np.int64)
+
+
+def _folder(directory, where: str) -> Path:
+    if not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"{where}: directory must be a str or pathlib.Path, got {type(directory).__name__}; "
+                        "for example tempfile.mkdtemp().")
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def class_folders(directory, *, n: int = 60, classes=(0, 1, 2), size: tuple[int, int] = (32, 32),
+                  seed: int = 0) -> str:
+    """One folder per digit class (``0/``, ``1/``, ...) holding JPEGs from :func:`jpeg_folder`.
+
+    ``n`` images are drawn (balanced over the ten digits) and those of
+    ``classes`` are kept, so each class folder holds ``n // 10`` images.
+    Returns ``directory``, the root that holds the class folders.
+
+    >>> import tempfile
+    >>> root = class_folders(tempfile.mkdtemp(), n=20, classes=(3, 4))
+    >>> sorted(os.listdir(root))
+    ['3', '4']
+    """
+    where = "tutor.data.class_folders"
+    folder = _folder(directory, where)
+    n = require_positive_int(n, "n", where, minimum=10)
+    keep = [int(c) for c in classes]
+    if not keep or any(c < 0 or c > 9 for c in keep) or len(set(keep)) != len(keep):
+        raise ValueError(f"{where}: classes must be distinct digits 0-9, got {classes!r}.")
+    staging = folder / ".staging"
+    paths = jpeg_folder(staging, n=n, size=size, seed=seed)
+    for path, label in zip(paths, labels_from_paths(paths).tolist()):
+        if label in keep:
+            target = folder / str(label)
+            target.mkdir(exist_ok=True)
+            shutil.move(path, target / os.path.basename(path))
+    shutil.rmtree(staging)
+    return str(folder)
