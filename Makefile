@@ -1,21 +1,18 @@
-# Two commands do everything on a fresh machine with Python 3.11:
-#   make lab    set up .venv and open JupyterLab on the first lesson
-#   make test   set up .venv and run every test
+# Two commands do everything on a fresh machine:
+#   make lab    set up .venv and open JupyterLab on the first lesson (needs Python 3.11 and make)
+#   make test   set up every test environment and run every test (also needs Python 3.13, for Colab's stack,
+#               and root or an installed Chromium, for the browser tests; `make check-tools` says what is missing)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-# pip's flags for every venv here. --no-compile: pip would compile every module of a venv to .pyc at install (about
-# 10,000 files, a minute of CPU per TensorFlow venv), while the course and its tests import about a third of them.
-# Python writes the .pyc of each module it imports instead, the first time, and later processes read it: so
-# PYTHONDONTWRITEBYTECODE, which CI machines and containers often set, is taken out of the commands' environment
-# here. (With it set and --no-compile, every process that imports TensorFlow would compile it from source again.)
+# --no-compile, and PYTHONDONTWRITEBYTECODE taken out: see CONTRIBUTING.md, "Environments and browsers".
 PIP_FLAGS := --quiet --disable-pip-version-check --no-compile
 unexport PYTHONDONTWRITEBYTECODE
 export TUTOR_DATA_SOURCE ?= synthetic
 export TF_CPP_MIN_LOG_LEVEL ?= 3
 
-.PHONY: lab test unit nbval browser envs notebooks links benchmarks clean
+.PHONY: lab test check-tools quick unit nbval browser envs notebooks links benchmarks clean
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,21 +26,26 @@ lab: $(STAMP)
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/00_start_here.ipynb
 
 # Everything CI runs: unit tests, the lessons (under nbval, in the Binder environment, twice in one kernel),
-# lesson 05 on the legacy tensorflow-addons stack, the Colab stack, and a real browser.
-# .venv first, then four jobs at a time, the four long ones (binder-env, colab-env, unit, browser) all started at
-# once: each other environment installs (mostly downloads) while other targets use the CPU, and its tests start
-# as soon as it is there; legacy-env, the short one, takes the first free place. CI's time is mostly CPU work on
-# two cores, so another order gains little (with .venv installing beside the others it took longer: 32 min against
-# 30). Every test is written to pass on a busy machine. CI leaves out binder-env's pass under a 1-CPU quota, which
-# alone takes about as long as all the lessons twice; `make binder-env` runs it.
-test: $(STAMP)
+# lesson 05 on the legacy tensorflow-addons stack, the Colab stack, and a real browser. The schedule and why it is
+# so: CONTRIBUTING.md, "Commands"; its measured times: benchmarks/README.md.
+test: check-tools $(STAMP)
 	$(MAKE) --no-print-directory -j4 --output-sync=target binder-env colab-env unit browser legacy-env BINDER_QUOTA=0
+
+# What make test needs besides Python 3.11 and make: one sentence per missing thing, before anything is installed.
+check-tools:
+	@test -n "$(COLAB_PYTHON)" || { echo "make test needs Python 3.13 for Colab's stack: install it (your system's python3.13, pyenv install 3.13, or uv python install 3.13) or set COLAB_PYTHON=/path/to/python3.13"; exit 1; }
+	@test -n "$(BINDER_PYTHON)" || { echo "make test needs Python 3.11 (Binder's and the legacy stack's): install it or set BINDER_PYTHON=/path/to/python3.11"; exit 1; }
+	@command -v chromium >/dev/null || { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; } || { echo "make test needs Chromium for the browser tests: install it (Debian/Ubuntu: apt-get install chromium) or run make unit"; exit 1; }
 
 # Installing this checkout writes its build files into the checkout: one such install at a time.
 INSTALL_LOCK := mkdir -p build && flock build/install.lock
 
 unit: $(STAMP)
 	$(PY) -m pytest tests -q --ignore=tests/browser
+
+# The unit tests not marked slow (pyproject.toml's markers): a couple of minutes, while editing.
+quick: $(STAMP)
+	$(PY) -m pytest tests -q --ignore=tests/browser -m "not slow"
 
 # tests/conftest.py is loaded as a plugin: it keeps stderr out of nbval's comparison and picks the offline digits.
 # This runs the lessons once in .venv's kernel (quick, while editing); `make binder-env` runs them under nbval too,
@@ -62,11 +64,12 @@ notebooks: $(STAMP)
 links: $(STAMP)
 	$(PY) -m tools.links $(if $(REPO),--repo $(REPO)) $(if $(REF),--ref $(REF))
 
+# Every environment and build folder the targets above make.
 clean:
-	rm -rf $(VENV) test-artifacts
+	rm -rf $(VENV) .venv-* build test-artifacts wheelhouse
 
 # ---------------------------------------------------------------------------
-# Launch-anywhere checks (issue 6). Each target builds what it needs.
+# Launch-anywhere checks. Each target builds what it needs.
 #   make browser     real-browser tests of every explorer (JupyterLab + Notebook 7, Chromium)
 #   make binder-env  the Binder image's Python packages in a fresh venv; every lesson under nbval in its kernel,
 #                    twice in one kernel, < 1.5 GB (tools/nbval_twice.py), then once inside a 1-CPU quota
@@ -74,10 +77,10 @@ clean:
 #   make colab-env   Colab's stack (Python 3.13, TF 2.20, ipywidgets 7.7.1): unit tests + lessons 01-03, 07, 14
 #   make benchmarks  timing and memory tables (a person reads them; not a pass/fail test)
 .PHONY: binder-env colab-env
-BINDER_PYTHON ?= python3.11
+BINDER_PYTHON ?= $(shell tools/find_python.sh 3.11)
 BINDER_QUOTA  ?= 1
 BINDER_VENV   := .venv-binder
-COLAB_PYTHON  ?= /root/.pyenv/versions/3.13.0/bin/python
+COLAB_PYTHON  ?= $(shell tools/find_python.sh 3.13)
 COLAB_VENV    := .venv-colabtest
 
 .PHONY: chromium
@@ -136,7 +139,7 @@ benchmarks: $(STAMP)
 # tfa path ran and nothing reached stderr. The pipeline doctor's tests run here too,
 # since it reads TensorFlow's op graph, which changes between versions.
 .PHONY: legacy-env
-LEGACY_PYTHON ?= python3.11
+LEGACY_PYTHON ?= $(BINDER_PYTHON)
 LEGACY_VENV   := .venv-legacy
 
 $(LEGACY_VENV)/.installed: tests/envs/legacy-requirements.txt
@@ -159,7 +162,7 @@ bench-training: $(STAMP)
 	$(PY) benchmarks/tfrecord_training.py
 
 # ---------------------------------------------------------------------------
-# The course website (issue 23): a Jupyter Book 1 built from book/ and the committed notebooks (not re-executed),
+# The course website: a Jupyter Book 1 built from book/ and the committed notebooks (not re-executed),
 # in its own venv from book/requirements.txt (the learner's requirements.txt does not change). Warnings are
 # errors; the last line printed is the built index.html. tests/browser/test_site.py checks it (make browser);
 # .github/workflows/pages.yml publishes build/site/_build/html.
