@@ -79,3 +79,23 @@ def pytest_configure(config):
 
     compare_outputs._ignores_stderr = True
     plugin.IPyNbCell.compare_outputs = compare_outputs
+
+
+#: Test files that need more than about ten CPU-seconds (child processes importing TensorFlow, executed lessons,
+#: training, the local tf.data service): `make quick` leaves them out with `-m "not slow"`. Measured with
+#: `pytest --durations=0`; add a file here when it grows past that.
+SLOW_FILES = {
+    "test_reading_never_hangs.py", "facts/test_lesson14.py", "test_augment_grid.py", "test_service.py",
+    "facts/test_lesson11.py", "exercises/test_lesson11.py", "exercises/test_lesson13.py", "test_widgets.py",
+    "test_nbval_twice.py", "facts/test_lesson07.py", "exercises/test_lesson06.py", "facts/test_lesson09.py",
+    "test_quiet_and_env.py", "facts/test_lesson00.py", "exercises/test_every_question.py", "test_reading.py",
+    "exercises/test_lesson07.py", "test_short_errors.py", "facts/test_lesson04.py", "exercises/test_lesson09.py",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    tests = os.path.join(os.path.dirname(os.path.abspath(__file__)), "")
+    for item in items:
+        path = str(item.path)
+        if path.startswith(tests) and path[len(tests):] in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)

@@ -54,3 +54,10 @@ def test_pyproject_names_only_modules_that_exist():
     for module in re.findall(r"python -m ([\w.]+)", (ROOT / "pyproject.toml").read_text()):
         path = ROOT / module.replace(".", "/")
         assert path.with_suffix(".py").exists() or (path / "__init__.py").exists(), module
+
+
+def test_every_file_make_quick_leaves_out_exists():
+    from tests.conftest import SLOW_FILES
+
+    assert all((ROOT / "tests" / name).is_file() for name in SLOW_FILES), sorted(
+        name for name in SLOW_FILES if not (ROOT / "tests" / name).is_file())
