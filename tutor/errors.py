@@ -38,17 +38,109 @@ def raised_inside_tensorflow(tb) -> bool:
     return any(part in LIBRARIES for part in parts[:-1]) and ("site-packages" in parts or "dist-packages" in parts)
 
 
+_TRACED = "in user code:"
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<name>\S+)')
+_ERROR_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)): (?P<text>.*)$")
+_LIBRARY_DIRS = ("site-packages", "dist-packages")
+
+
+def _message(value: BaseException) -> str:
+    return getattr(value, "message", None) or str(value)
+
+
 def first_sentence(value: BaseException) -> str:
     """The line of a TensorFlow error message that says what went wrong, without its graph bookkeeping.
 
+    For an error raised while TensorFlow traced a function (the one given to
+    ``map``, ``filter``, ``tf.function``), the message starts with "in user
+    code:" and a list of frames; the sentence that matters is its last line,
+    which this returns without the repeated type name.
+
     >>> first_sentence(ValueError("{{function_node __wrapped__X}} Cannot batch tensors. [Op:IteratorGetNext] name: "))
     'Cannot batch tensors.'
+    >>> first_sentence(TypeError('in user code:\\n\\n    File "x.py", line 1, in f  *\\n        return x\\n\\n'
+    ...                          '    TypeError: Input has type string.\\n'))
+    'Input has type string.'
     """
-    text = getattr(value, "message", None) or str(value)
+    text = _message(value)
     text = re.sub(r"\{\{function_node [^}]*\}\}\s*", "", text)
     text = re.sub(r"\s*\[Op:\w+\]( name: ?\S*)?", "", text)
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return lines[0] if lines else type(value).__name__
+    if not lines:
+        return type(value).__name__
+    if lines[0] == _TRACED and len(lines) > 1:
+        last = _ERROR_LINE.match(lines[-1])
+        if last and last.group("type").split(".")[-1] == type(value).__name__:
+            return last.group("text")
+        return lines[-1]
+    return lines[0]
+
+
+def traced_frames(value: BaseException) -> list[tuple[str, int, str, str]]:
+    """The frames an "in user code:" message lists, as (file, line, function, source text); [] for other errors.
+
+    >>> traced_frames(TypeError('in user code:\\n\\n    File "a.py", line 3, in f  *\\n        return x + 1\\n\\n'
+    ...                         '    TypeError: bad\\n'))
+    [('a.py', 3, 'f', 'return x + 1')]
+    """
+    lines = _message(value).splitlines()
+    if not lines or lines[0].strip() != _TRACED:
+        return []
+    frames = []
+    for i, line in enumerate(lines):
+        found = _FRAME.match(line)
+        if found:
+            source = lines[i + 1].strip() if i + 1 < len(lines) and not _FRAME.match(lines[i + 1]) else ""
+            frames.append((found.group("file"), int(found.group("line")), found.group("name"), source))
+    return frames
+
+
+def _in_library(path: str) -> bool:
+    return any(part in _LIBRARY_DIRS for part in path.replace("\\", "/").split("/"))
+
+
+def learner_line(value: BaseException, shell: Any = None) -> str | None:
+    """Where in the learner's own code a traced function failed: "Cell In[3], line 1: lambda x: x + 'a'".
+
+    It is the innermost frame of an "in user code:" message that is not inside
+    an installed library; None when there is none.
+
+    >>> learner_line(TypeError('in user code:\\n\\n    File "a.py", line 3, in f  *\\n        return x + 1\\n\\n'
+    ...                        '    TypeError: bad\\n'))
+    'a.py, line 3, in f: return x + 1'
+    """
+    own = [frame for frame in traced_frames(value) if not _in_library(frame[0])]
+    if not own:
+        return None
+    path, line, name, source = own[-1]
+    label = None
+    compiler = getattr(shell, "compile", None)
+    if compiler is not None and hasattr(compiler, "format_code_name"):
+        try:
+            label = compiler.format_code_name(path)
+        except Exception:  # a display nicety: fall back to the file name
+            label = None
+    where = f"{' '.join(label)}, line {line}" if label else f"{os.path.basename(path)}, line {line}"
+    if not label and name not in ("None", "<module>"):
+        where += f", in {name}"
+    return f"{where}: {source}" if source else where
+
+
+def advice(value: BaseException) -> str | None:
+    """A sentence on what to do instead, for the traced-function mistakes the lessons teach about; else None.
+
+    >>> advice(ValueError("Cannot batch tensors."))  # nothing to add
+    """
+    text = _message(value)
+    if "Cannot convert a symbolic" not in text or "numpy array" not in text:
+        return None
+    paths = [frame[0].replace("\\", "/") for frame in traced_frames(value)]
+    if any("/keras/" in path for path in paths) and any("/jax/" in path for path in paths):
+        return ("keras.ops on the JAX backend computes with JAX arrays, and a tf.data map runs TensorFlow's graph, "
+                "so it cannot run there (lesson 14). Use tf ops in the map (tf.cast(x, tf.float32) / 255), "
+                "or a Keras preprocessing layer such as keras.layers.Rescaling(1 / 255).")
+    return ("A NumPy call inside a map gets a symbolic tensor: TensorFlow runs your function once to trace a graph "
+            "(lesson 04). Use the tf op instead (tf.sqrt for np.sqrt), or wrap the NumPy code in tf.py_function.")
 
 
 def _frames(tb) -> int:
@@ -67,12 +159,20 @@ def _handler(shell, etype, value, tb, tb_offset=None):
     sys.last_type, sys.last_value, sys.last_traceback = etype, value, tb  # so %tb prints the whole traceback
     full = shell.InteractiveTB.stb2text(shell.InteractiveTB.structured_traceback(etype, value, tb))
     plain = re.sub(r"\x1b\[[0-9;]*m", "", full)
-    sentence = first_sentence(value)
+    lines = [f"{etype.__name__}: {first_sentence(value)}"]
+    where = learner_line(value, shell)
+    if where:
+        lines.append(f"  your line: {where}")
+    todo = advice(value)
+    if todo:
+        lines.append(f"  {todo}")
+    traced = bool(traced_frames(value))
+    context = "while TensorFlow traced your function" if traced else "inside TensorFlow"
+    lines.append(f"(raised {context}: open the full traceback below, or run %tb)")
     summary = f"the full traceback ({_frames(tb)} frames, most of them inside TensorFlow)"
     box = (f"<details style='margin:2px 0'><summary style='cursor:pointer'>{summary}</summary>"
            f"<pre style='white-space:pre-wrap;font-size:85%'>{html.escape(plain)}</pre></details>")
-    shell._showtraceback(etype, value, [f"{etype.__name__}: {sentence}",
-                                        "(raised inside TensorFlow: open the full traceback below, or run %tb)"])
+    shell._showtraceback(etype, value, lines)
     display({"text/plain": f"{summary}: run %tb to print it", "text/html": box}, raw=True)
     return None
 
