@@ -116,8 +116,33 @@ def test_environment_variable_picks_synthetic(monkeypatch):
 
 def test_bad_environment_variable(monkeypatch):
     monkeypatch.setenv(data.ENV_VAR, "cifar")
-    with pytest.raises(ValueError, match="TUTOR_DATA_SOURCE must be 'synthetic' or 'keras'"):
+    with pytest.raises(ValueError, match="TUTOR_DATA_SOURCE must be 'synthetic', 'synthetic-full' or 'keras'"):
         data.digits(10)
+
+
+def test_full_size_offline_digits_stand_in_for_mnist(monkeypatch, tmp_path):
+    """synthetic-full: 70,000 offline digits rendered once and kept in a file; digits(n) slices them as MNIST."""
+    monkeypatch.setenv(data.ENV_VAR, "synthetic-full")
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    monkeypatch.setattr(source, "_mnist", lambda n: pytest.fail("must not touch MNIST"))
+    source._full_size_digits.cache_clear()
+    rendered = []
+    real_render = source.synthetic_digits
+    monkeypatch.setattr(source, "synthetic_digits", lambda n, seed: rendered.append(n) or real_render(n, seed))
+    try:
+        small, other_seed = data.digits(2000), data.digits(2000, seed=5)
+        assert rendered == [data.MNIST_SIZE]  # all 70,000 once, whatever n and seed ask
+        assert small.source == "synthetic" and not small.fallback and len(small.labels) == 2000
+        np.testing.assert_array_equal(small.images, other_seed.images)  # the seed is ignored, as for MNIST
+        stored = tmp_path / "datasets" / "tutor-digits-70000.npz"
+        assert stored.is_file() and not list(stored.parent.glob("*.npz.*"))
+        source._full_size_digits.cache_clear()
+        everything = data.digits(data.MNIST_SIZE)  # a new kernel: read from the file, not rendered again
+        assert rendered == [data.MNIST_SIZE]
+        np.testing.assert_array_equal(everything.images[:2000], small.images)
+        assert np.bincount(everything.labels, minlength=10).tolist() == [7000] * 10
+    finally:
+        source._full_size_digits.cache_clear()
 
 
 def test_auto_falls_back_to_synthetic_offline(offline):

@@ -81,7 +81,8 @@ def digit_source() -> str:
     digits = data.digits(n=10)
     if digits.source == "keras":
         return "MNIST, from keras.datasets"
-    why = "MNIST could not be downloaded" if digits.fallback else "TUTOR_DATA_SOURCE=synthetic"
+    why = ("MNIST could not be downloaded" if digits.fallback
+           else f"{data.ENV_VAR}={os.environ.get(data.ENV_VAR, '').strip().lower()}")
     return f"offline look-alikes drawn from the fonts that matplotlib ships ({why})"
 
 

@@ -5,6 +5,13 @@ No lesson may need the network. :func:`digits` returns MNIST from
 a deterministic digit set rendered locally from the fonts that matplotlib ships.
 :func:`describe_source` says which one a notebook got.
 
+``TUTOR_DATA_SOURCE=synthetic-full`` is for measuring the lessons as Colab and
+Binder run them, on a machine without the network: the offline digits then
+stand in for MNIST at its full size: all 70,000 (60,000 then 10,000, as
+``keras.datasets`` has them) are rendered once, in several seconds, and kept in
+a file in Keras's download folder, where ``mnist.npz`` goes; ``digits(n)`` then
+returns the first ``n`` of them whatever the seed, as it does from MNIST.
+
 >>> from tutor.data import digits, describe_source
 >>> x, y = digits(100, source="synthetic")
 >>> x.shape, x.dtype, y.shape
@@ -29,6 +36,8 @@ __all__ = ["Digits", "digits", "describe_source", "synthetic_digits"]
 
 SOURCES = ("auto", "keras", "synthetic")
 ENV_VAR = "TUTOR_DATA_SOURCE"
+#: The value of ``TUTOR_DATA_SOURCE`` that makes the offline digits stand in for MNIST at its full size.
+FULL_SIZE = "synthetic-full"
 MNIST_SIZE = 70_000  # 60,000 train + 10,000 test
 _MNIST_HOST = ("storage.googleapis.com", 443)
 
@@ -75,7 +84,8 @@ def digits(n: int = 10_000, source: str = "auto", seed: int = 0) -> Digits:
     source : ``"keras"`` for MNIST from ``keras.datasets``, ``"synthetic"`` for
         digits rendered offline, or ``"auto"``: the environment variable
         ``TUTOR_DATA_SOURCE`` when it is set, else MNIST when it is cached or
-        reachable, else synthetic.
+        reachable, else synthetic. ``TUTOR_DATA_SOURCE=synthetic-full`` gives
+        the first ``n`` of 70,000 offline digits, as MNIST would.
     seed : seeds the synthetic digits (MNIST is always the same).
 
     Returns
@@ -96,12 +106,14 @@ def digits(n: int = 10_000, source: str = "auto", seed: int = 0) -> Digits:
 
     if source == "auto":
         source = os.environ.get(ENV_VAR, "").strip().lower() or "auto"
-        if source not in SOURCES:
-            raise ValueError(f"The environment variable {ENV_VAR} must be 'synthetic' "
-                             f"or 'keras', got {source!r}; unset it to choose automatically.")
+        if source not in SOURCES + (FULL_SIZE,):
+            raise ValueError(f"The environment variable {ENV_VAR} must be 'synthetic', "
+                             f"'{FULL_SIZE}' or 'keras', got {source!r}; unset it to choose automatically.")
 
-    fallback = False
-    if source == "auto" and n <= MNIST_SIZE:
+    fallback, images = False, None
+    if source == FULL_SIZE and n <= MNIST_SIZE:  # offline digits, sized and sliced as MNIST is
+        images, labels = (part[:n] for part in _full_size_digits())
+    elif source == "auto" and n <= MNIST_SIZE:
         try:
             images, labels = _mnist(n)
             source = "keras"
@@ -111,7 +123,8 @@ def digits(n: int = 10_000, source: str = "auto", seed: int = 0) -> Digits:
         images, labels = _mnist(n)
     if source != "keras":
         source = "synthetic"
-        images, labels = synthetic_digits(n, seed)
+        if images is None:
+            images, labels = synthetic_digits(n, seed)
     # Copies, so that a caller writing into them never changes the cache.
     return Digits(images.copy(), labels.copy(), source, fallback)
 
@@ -141,6 +154,30 @@ def synthetic_digits(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     labels = rng.permutation(np.arange(n, dtype=np.int64) % 10)  # balanced classes
     images = glyphs.render(labels, rng)
     images.flags.writeable = labels.flags.writeable = False
+    return images, labels
+
+
+@functools.lru_cache(maxsize=1)
+def _full_size_digits() -> tuple[np.ndarray, np.ndarray]:
+    """MNIST's 70,000 as offline digits (seed 0: MNIST is always the same), rendered once, then kept in a file."""
+    folder = os.path.join(os.environ.get("KERAS_HOME") or os.path.expanduser("~/.keras"), "datasets")
+    path = os.path.join(folder, f"tutor-digits-{MNIST_SIZE}.npz")
+    try:
+        with np.load(path) as stored:
+            images, labels = stored["images"], stored["labels"]
+        if images.shape == (MNIST_SIZE, 28, 28) and labels.shape == (MNIST_SIZE,):
+            images.flags.writeable = labels.flags.writeable = False
+            return images, labels
+    except (OSError, KeyError, ValueError):  # not there yet, or unreadable: render it again
+        pass
+    images, labels = synthetic_digits(MNIST_SIZE, 0)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        partial = f"{path}.{os.getpid()}.npz"
+        np.savez(partial, images=images, labels=labels)
+        os.replace(partial, path)  # whole or not at all, for a lesson reading it at the same time
+    except OSError:  # a read-only home: the next lesson renders them again
+        pass
     return images, labels
 
 
