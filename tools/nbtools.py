@@ -30,16 +30,18 @@ def strip_stderr(nb) -> int:
     return removed
 
 
-def execute(path: str | os.PathLike, *, timeout: int = 600, runs: int = 1, write: bool = True, kernel_name: str = "python3"):
+def execute(path: str | os.PathLike, *, timeout: int = 600, runs: int = 1, write: bool = True, kernel_name: str = "python3",
+            env: dict[str, str] | None = None):
     """Execute a notebook ``runs`` times in one kernel; returns ``(notebook, seconds)``.
 
-    Raises ``nbclient.exceptions.CellExecutionError`` when a cell fails.
+    ``env`` overrides :data:`HEADLESS_ENV`, for example ``{"TUTOR_DATA_SOURCE": "synthetic-full"}``
+    for the data size Colab and Binder get. Raises ``nbclient.exceptions.CellExecutionError`` when a cell fails.
     """
     from nbclient import NotebookClient
 
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
-    os.environ.update(HEADLESS_ENV)
+    os.environ.update({**HEADLESS_ENV, **(env or {})})
     client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, resources={"metadata": {"path": str(path.parent)}})
     start = time.perf_counter()
     with client.setup_kernel():
