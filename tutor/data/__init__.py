@@ -9,6 +9,8 @@
 * :func:`text_files`, :func:`weather_csv`, :func:`class_folders`: a small
   text corpus, a CSV with missing values, and one folder of JPEGs per class,
   for the lesson on real sources.
+* :func:`temporary_folder`: the folder a lesson writes its files into, deleted
+  at exit, or, when the kernel was stopped from outside, at the next start.
 
 >>> from tutor.data import digits
 >>> x, y = digits(100, source="synthetic")
@@ -17,9 +19,11 @@
 """
 from .digit_images import ENV_VAR, MNIST_SIZE, SOURCES, Digits, describe_source, digits, synthetic_digits
 from .jpeg_folders import class_folders, jpeg_folder, labels_from_paths
+from .temporary import temporary_folder
 from .text_and_csv import WEATHER_COLUMNS, text_files, weather_csv
 
 __all__ = [
     "Digits", "ENV_VAR", "MNIST_SIZE", "SOURCES", "describe_source", "digits", "jpeg_folder",
-    "labels_from_paths", "synthetic_digits", "WEATHER_COLUMNS", "class_folders", "text_files", "weather_csv",
+    "labels_from_paths", "synthetic_digits", "temporary_folder", "WEATHER_COLUMNS", "class_folders", "text_files",
+    "weather_csv",
 ]
