@@ -5,12 +5,20 @@
 * elements are made on demand, and the prefetch TensorFlow injects (inject_prefetch, on by default) runs a
   little ahead of the loop; with it off, only the element asked for is made;
 * element_spec is known without producing an element; from_tensor_slices cuts arrays, lists, tuples and dicts,
-  and rows of different lengths need a ragged tensor; zip keeps the nesting.
+  and rows of different lengths need a ragged tensor; zip keeps the nesting;
+* a pandas DataFrame goes in as dict(df), one dict per row, strings as bytes; NumPy and pandas floats stay
+  float64, Python floats become float32; a ragged row's spec has ragged_rank 0 and comes out as a plain Tensor;
+* a list is one tensor (one dtype, rectangular), a tuple a structure; a list returned by map becomes a tuple,
+  tf.stack makes one tensor; NamedTuple and OrderedDict elements keep their types, and map gets a NamedTuple as
+  one argument; a SparseTensor element has a SparseTensorSpec, and value_type names each part's type.
 
 "Runs ahead" is decided by an event, never by a duration: the test waits until the element after the one it
 asked for has been made. A busy machine can only make that wait longer (up to a minute); it cannot change what
 happened.
 """
+import collections
+import typing
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -117,3 +125,78 @@ def test_zip_keeps_nesting():
     ys = tf.data.Dataset.from_tensor_slices((tf.range(3), tf.range(10, 13)))
     first = next(iter(tf.data.Dataset.zip((xs, ys)).as_numpy_iterator()))
     assert first[0] == -3 and tuple(int(v) for v in first[1]) == (0, 10)
+
+
+# ------------------------------------------- pandas, dtypes, and the structures an element can have
+def test_a_dataframe_goes_in_as_a_dict_of_its_columns_one_dict_per_row():
+    import pandas as pd
+    table = pd.DataFrame({"height": [1.5, 1.75], "age": [30, 41], "city": ["Oslo", "Lima"]})
+    rows = tf.data.Dataset.from_tensor_slices(dict(table))
+    assert list(rows.as_numpy_iterator()) == [{"height": 1.5, "age": 30, "city": b"Oslo"},
+                                              {"height": 1.75, "age": 41, "city": b"Lima"}]
+    assert {k: spec.dtype for k, spec in rows.element_spec.items()} == {
+        "height": tf.float64, "age": tf.int64, "city": tf.string}
+
+
+def test_numpy_floats_stay_float64_python_floats_become_float32():
+    assert tf.data.Dataset.from_tensor_slices(np.array([0.5, 1.0])).element_spec.dtype == tf.float64
+    assert tf.data.Dataset.from_tensor_slices([0.5, 1.0]).element_spec.dtype == tf.float32
+
+
+def test_a_ragged_row_has_no_ragged_dimension_and_comes_out_as_a_plain_tensor():
+    spec = tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[1, 2], [3]])).element_spec
+    assert isinstance(spec, tf.RaggedTensorSpec)
+    assert spec.shape.as_list() == [None] and spec.ragged_rank == 0 and spec.row_splits_dtype == tf.int64
+    assert spec.value_type is tf.Tensor
+    first = next(iter(tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[1, 2], [3]]))))
+    assert isinstance(first, tf.Tensor) and not isinstance(first, tf.RaggedTensor)
+
+
+def test_a_list_is_one_tensor_and_a_tuple_a_structure():
+    as_list = tf.data.Dataset.from_tensor_slices([[1, 2, 3], [4, 5, 6]])
+    assert isinstance(as_list.element_spec, tf.TensorSpec) and as_list.element_spec.shape == (3,)
+    assert [r.tolist() for r in as_list.as_numpy_iterator()] == [[1, 2, 3], [4, 5, 6]]
+    as_tuple = tf.data.Dataset.from_tensor_slices(([1, 2, 3], [4, 5, 6]))
+    assert [(int(a), int(b)) for a, b in as_tuple.as_numpy_iterator()] == [(1, 4), (2, 5), (3, 6)]
+    with pytest.raises((ValueError, TypeError)):  # a list must become one tensor: one dtype
+        tf.data.Dataset.from_tensor_slices([[1, 2], ["a", "b"]])
+    mixed = tf.data.Dataset.from_tensor_slices(([1, 2], ["a", "b"]))  # a tuple's parts may differ
+    assert [s.dtype for s in mixed.element_spec] == [tf.int32, tf.string]
+
+
+def test_a_list_returned_by_map_becomes_a_tuple_and_tf_stack_makes_one_tensor():
+    returns_list = tf.data.Dataset.range(3).map(lambda x: [x, x * 10])
+    assert isinstance(returns_list.element_spec, tuple) and len(returns_list.element_spec) == 2
+    assert [(int(a), int(b)) for a, b in returns_list.as_numpy_iterator()] == [(0, 0), (1, 10), (2, 20)]
+    stacked = tf.data.Dataset.range(3).map(lambda x: tf.stack([x, x * 10]))
+    assert isinstance(stacked.element_spec, tf.TensorSpec) and stacked.element_spec.shape == (2,)
+
+
+class _Point(typing.NamedTuple):
+    x: float
+    y: float
+
+
+def test_named_tuple_and_ordered_dict_elements_keep_their_types():
+    points = tf.data.Dataset.from_tensor_slices(_Point(x=[1.0, 2.0], y=[10.0, 20.0]))
+    assert isinstance(points.element_spec, _Point)
+    first = next(iter(points))
+    assert isinstance(first, _Point) and float(first.x) == 1.0
+    # map gets the named tuple as one argument (only a plain tuple is split into arguments)
+    assert [float(v) for v in points.map(lambda p: p.x + p.y).as_numpy_iterator()] == [11.0, 22.0]
+    with pytest.raises(TypeError):
+        tf.data.Dataset.from_tensor_slices(([1.0], [2.0])).map(lambda p: p[0] + p[1])
+    ordered = tf.data.Dataset.from_tensor_slices(collections.OrderedDict(height=[1.5, 1.75], age=[30, 41]))
+    element = next(iter(ordered))
+    assert isinstance(element, collections.OrderedDict) and list(element) == ["height", "age"]
+
+
+def test_a_sparse_element_has_a_sparse_spec_and_value_type_names_each_part():
+    sparse = tf.data.Dataset.from_tensors(
+        tf.sparse.SparseTensor(indices=[[0, 1], [2, 3]], values=[7, 8], dense_shape=[3, 4]))
+    assert isinstance(sparse.element_spec, tf.SparseTensorSpec)
+    assert sparse.element_spec.value_type is tf.sparse.SparseTensor
+    element = next(iter(sparse))
+    assert isinstance(element, tf.sparse.SparseTensor)
+    assert tf.sparse.to_dense(element).numpy().tolist() == [[0, 7, 0, 0], [0, 0, 0, 0], [0, 0, 0, 8]]
+    assert tf.data.Dataset.range(3).element_spec.value_type is tf.Tensor
