@@ -18,6 +18,16 @@ carries two hidden standard widgets instead:
 scrolling area (both CSS pixels); ``dpr`` is the screen's device pixel ratio.
 Where nothing scrolls (Colab draws each output in its own frame), the height
 is estimated from the screen.
+
+On a slide of JupyterLab's slideshow (jupyterlab-rise, reveal.js) the height is
+what the slide leaves: the screen's height less the rest of the slide, so the
+picture fits the slide. There the script also keeps the keys pressed on the
+explorer's controls: reveal.js listens to the whole page, and would turn the
+slide on the arrow keys, the space bar, Home and End while they move a slider.
+The controls get them and the slide stays: the keys stop at the explorer, and
+the focused control is marked ``data-lm-suppress-shortcuts``, which JupyterLab's
+shortcuts skip (the slideshow's app matches them on the focused element before
+anything else sees the key). Escape hands the keys back to the slides.
 """
 from __future__ import annotations
 
@@ -64,7 +74,13 @@ _PROBE_JS = """(function (img) {
     }
     return found;
   }
+  function slide() { return root.closest('.reveal .slides section'); }
   function room() {
+    var deck = slide();
+    if (deck) {  /* the screen less the rest of the slide (its content's height, scrolled or not) */
+      var rest = deck.scrollHeight - root.getBoundingClientRect().height;
+      return Math.max(root.closest('.reveal').getBoundingClientRect().height - rest - 24, 0);
+    }
     if (window.self !== window.top) return Math.max(screen.availHeight - 260, 320);
     var box = scroller();
     return (box && box.clientHeight) || window.innerHeight;
@@ -72,6 +88,7 @@ _PROBE_JS = """(function (img) {
   function send() {
     timer = null;
     if (!root.isConnected) return;
+    if (slide()) root.setAttribute('data-lm-suppress-shortcuts', 'true');
     narrow();
     var width = Math.floor(slot.getBoundingClientRect().width);
     if (width <= 0) return;
@@ -89,6 +106,15 @@ _PROBE_JS = """(function (img) {
     var box = scroller(); if (box) watch.observe(box);  /* the page's own bars can shrink it after the first look */
   }
   window.addEventListener('resize', later);
+  /* JupyterLab's shortcuts skip an element marked so, and the slideshow's match the focused control itself */
+  root.addEventListener('focusin', function (event) {
+    if (slide()) event.target.setAttribute('data-lm-suppress-shortcuts', 'true');
+  });
+  root.addEventListener('keydown', function (event) {
+    if (!slide()) return;
+    if (event.key === 'Escape') { var cell = root.closest('.jp-Cell'); if (cell) cell.focus(); }
+    event.stopPropagation();
+  });
   later();
 })(this);"""
 
