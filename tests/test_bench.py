@@ -1,8 +1,9 @@
-"""tutor.bench.time_pipeline: whole passes, warm-up left out, bounded.
+"""tutor.bench.time_pipeline and tutor.verdict.compare: whole passes, warm-up left out, bounded.
 
 Which pass holds which cost is checked on a clock the test moves itself (``VirtualClock`` stands in for
-the ``time`` module inside tutor.bench), so the numbers are exact however busy the machine is. One test
-on the real clock checks that the times are wall-clock seconds.
+the ``time`` module inside tutor.bench, tutor.verdict and the reading loop, which times each pass), so the
+numbers are exact however busy the machine is. The deadlines keep the real monotonic clock. One test on the
+real clock checks that the times are wall-clock seconds.
 """
 import threading
 import time
@@ -11,8 +12,10 @@ import pytest
 import tensorflow as tf
 
 import tutor.bench
+import tutor.reading.loop
 import tutor.verdict
 from tutor.bench import Timing, time_pipeline
+from tutor.reading import ReadTimeout
 
 
 class VirtualClock:
@@ -21,6 +24,8 @@ class VirtualClock:
     def __init__(self):
         self.now = 0.0
         self._lock = threading.Lock()
+
+    monotonic = staticmethod(time.monotonic)  # the deadlines: real time
 
     def perf_counter(self):
         return self.now
@@ -35,6 +40,7 @@ def clock(monkeypatch):
     clock = VirtualClock()
     monkeypatch.setattr(tutor.bench, "time", clock)
     monkeypatch.setattr(tutor.verdict, "time", clock)
+    monkeypatch.setattr(tutor.reading.loop, "time", clock)
     return clock
 
 
@@ -96,6 +102,22 @@ def test_infinite_dataset_needs_a_bound():
     assert t.elements == 10
 
 
+def test_a_pass_gives_up_when_no_element_comes_for_the_deadline():
+    never = tf.data.Dataset.range(10).repeat().filter(lambda x: x < 0)  # its length is unknown, not infinite
+    with pytest.raises(ReadTimeout, match="time_pipeline: the dataset produced no element") as info:
+        time_pipeline(never, repeats=1, warmup=0, timeout=0.5)
+    assert "filter()" in str(info.value)
+    with pytest.raises(ReadTimeout, match="compare: the dataset produced no element"):
+        tutor.verdict.compare(never, tf.data.Dataset.range(3), timeout=0.5, show=False)
+
+
+def test_a_long_pass_whose_elements_keep_coming_is_not_stopped():
+    # 40 elements 50 ms apart: two seconds in all, with a deadline of one second for each element.
+    slow = tf.data.Dataset.range(40).map(lambda x: tf.py_function(lambda v: time.sleep(0.05) or v, [x], tf.int64))
+    t = time_pipeline(slow, repeats=1, warmup=0, timeout=1.0)
+    assert t.elements == 40 and t.times[0] >= 40 * 0.05
+
+
 def test_result_numbers_and_repr():
     t = Timing([2.0, 1.0, 4.0], 5.0, 100, label="demo")
     assert t.median == 2.0 and t.per_second == 50.0
@@ -114,7 +136,7 @@ def test_bad_arguments():
 
 
 # ----------------------------------------------------------------------------- compare: the verdict helper
-from tutor.bench import Comparison, compare, decide  # noqa: E402
+from tutor.verdict import Comparison, compare, decide  # noqa: E402
 
 
 def test_verdict_from_the_given_numbers():
@@ -215,32 +237,32 @@ def test_compare_bad_input_says_what_was_expected():
 
 def test_a_pass_ends_at_the_end_of_data_and_the_iterator_goes_after_the_clock(clock):
     # With autotuning on, destroying an iterator can wait for tf.data's autotuning thread: never timed.
-    from tutor.verdict import read_to_end
-
     seen = {}
 
     class Iterator:
         def __init__(self):
             self.left = 3
 
-        def __iter__(self):
-            return self
-
-        def __next__(self):
-            if not self.left:
-                raise StopIteration
-            self.left -= 1
-            clock.advance(0.1)
-            return self.left
-
         def __del__(self):
             seen["released"] = clock.perf_counter()
             clock.advance(0.5)  # a slow teardown
 
-    class Source:
-        def __iter__(self):
-            return Iterator()
+    class Source:  # what the reading loop reads: a stand-in for tf.data's, on the virtual clock
+        thread_name = "test-read"
 
-    elements, seconds = read_to_end(Source())
-    assert elements == 3 and seconds == pytest.approx(0.3)  # the teardown's 0.5 s is not in it
+        def open(self):
+            self.iterator = Iterator()
+
+        def next(self):
+            if not self.iterator.left:
+                return False, None
+            self.iterator.left -= 1
+            clock.advance(0.1)
+            return True, self.iterator.left
+
+        def stop(self, worker, finished):
+            raise AssertionError("this pass never reaches its deadline")
+
+    pulled = tutor.reading.loop.run(Source(), timeout=60, where="test", idle=True)
+    assert pulled.values == [2, 1, 0] and pulled.seconds == pytest.approx(0.3)  # the teardown's 0.5 s is not in it
     assert seen["released"] == pytest.approx(0.3)  # released after the last element, once the clock had stopped

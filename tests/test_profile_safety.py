@@ -71,7 +71,7 @@ def test_a_pipeline_that_yields_nothing_is_stopped_at_the_deadline(monkeypatch):
     real = tempfile.mkdtemp
     monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append(real(*a, **k)) or made[-1])
     never = tf.data.Dataset.range(10).repeat().filter(lambda x: x < 0)
-    with pytest.raises(ProfileTimeout, match="delivered 0 of the 3 steps in 1 s") as info:
+    with pytest.raises(ProfileTimeout, match="produced 0 of the 3 steps in 1 s") as info:
         tutor.profile(never, steps=3, timeout=1)
     assert info.value.steps_done == 0
     assert not os.path.exists(made[0])

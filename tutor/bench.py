@@ -1,8 +1,8 @@
 """Honest timing of a tf.data pipeline, and a record of the Python calls a pipeline makes.
 
-* :func:`time_pipeline` reads a pipeline to the end, several times, and reports the median.
-* :func:`compare` runs two measurements in turns and says whether the second is faster, slower, or
-  not clearly different: every sentence of a lesson that depends on a timing is printed by it.
+* :func:`time_pipeline` reads a pipeline to the end, several times (each pass through
+  :func:`tutor.reading.time_pass`, so a pipeline that stops yielding gives up with a sentence), and reports
+  the median. To say whether one pipeline is faster than another, use :func:`tutor.verdict.compare`.
 * :class:`CallRecorder` wraps a Python function (for ``tf.py_function``) and records each call:
   how many there were, and how many ran at the same time.
 
@@ -19,9 +19,8 @@ from typing import Any, Callable, Sequence, Union
 
 import tensorflow as tf
 
-from ._validate import is_infinite, require_dataset, require_positive_int
-from .verdict import VERDICTS, Comparison, compare, decide  # noqa: F401  (the verdict helper: tutor.bench.compare)
-from .verdict import read_to_end
+from ._validate import is_infinite, require_dataset, require_positive_int, require_seconds
+from .reading import time_pass
 
 DatasetOrBuilder = Union[tf.data.Dataset, Callable[[], tf.data.Dataset]]
 _COUNTS = ("elements", "rows")
@@ -77,6 +76,7 @@ def time_pipeline(
     max_elements: int | None = None,
     count: str = "elements",
     label: str = "",
+    timeout: float | None = None,
 ) -> Timing:
     """Time complete passes over a dataset and return a :class:`Timing`.
 
@@ -99,6 +99,10 @@ def time_pipeline(
     count : {"elements", "rows"}
         ``"rows"`` counts the leading dimension of each element's first
         tensor, so a batched pipeline is reported per image, not per batch.
+    timeout : float, optional
+        Seconds a pass may wait for one element before it stops with
+        ``tutor.reading.ReadTimeout`` (default ``tutor.reading.PASS_TIMEOUT``);
+        a long pass whose elements keep coming is fine.
 
     Examples
     --------
@@ -113,6 +117,8 @@ def time_pipeline(
         raise ValueError(f"{where}: count must be one of {_COUNTS}, got {count!r}.")
     if max_elements is not None:
         max_elements = require_positive_int(max_elements, "max_elements", where)
+    if timeout is not None:
+        timeout = require_seconds(timeout, "timeout", where)
     start = time.perf_counter()
     if isinstance(dataset, tf.data.Dataset):
         ds = dataset
@@ -131,7 +137,7 @@ def time_pipeline(
     times, elements = [], 0
     for index in range(passes):
         built = time.perf_counter() - start if index == 0 else 0.0  # the first pass also counts building ds
-        elements, seconds = read_to_end(ds, rows=count == "rows")
+        elements, seconds = time_pass(ds, rows=count == "rows", timeout=timeout, where=where)
         times.append(built + seconds)
     counted = times if include_first else times[warmup:]
     return Timing(counted, times[0], elements, label=label, unit="rows" if count == "rows" else "elements")

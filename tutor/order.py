@@ -7,10 +7,9 @@ import numpy as np
 import tensorflow as tf
 
 from . import style
-from ._validate import require_dataset, require_integer_ids, require_positive_int
+from ._validate import require_positive_int
 from .display import Display, new_axes
-from .grain_reading import is_grain_dataset, read_ids
-from .reading import read
+from .reading import read_ids
 from .stats import epochs_of
 
 
@@ -75,16 +74,8 @@ class BatchOrderDisplay(Display):
         [[0, 1], [2, 3], [4]]
         """
         where = "BatchOrderDisplay.from_dataset"
-        grain = is_grain_dataset(dataset)  # a grain.MapDataset or IterDataset is read the same way, bounded too
-        if not grain:
-            require_dataset(dataset, where)
-            require_integer_ids(dataset, where)
         max_batches = require_positive_int(max_batches, "max_batches", where)
-        if grain:
-            result, batched = read_ids(dataset, max_elements=max_batches, where=where)
-        else:
-            batched = dataset.element_spec.shape.rank == 1
-            result = read(dataset, max_elements=max_batches, where=where)
+        result, batched = read_ids(dataset, max_elements=max_batches, where=where)  # tf.data or Grain, bounded
         rows = [np.atleast_1d(value).tolist() for value in result.elements]
         return cls(rows, batched=batched, truncated=result.more, code=code, note=note)
 

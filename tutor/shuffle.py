@@ -7,10 +7,9 @@ import numpy as np
 import tensorflow as tf
 
 from . import style
-from ._validate import require_dataset, require_integer_ids, require_positive_int
+from ._validate import require_positive_int
 from .display import Display, new_axes
-from .grain_reading import is_grain_dataset, read_ids
-from .reading import read
+from .reading import read, read_ids
 from .stats import epoch_stats, epochs_of, format_correlation, shuffle_stats
 
 MAX_ELEMENTS = 100_000
@@ -115,22 +114,10 @@ class ShuffleDisplay(Display):
         [0, 1, 2, 3, 4]
         """
         where = "ShuffleDisplay.from_dataset"
-        grain = is_grain_dataset(dataset)  # a grain.MapDataset or IterDataset is read the same way, bounded too
-        if not grain:
-            require_dataset(dataset, where)
-            require_integer_ids(dataset, where)
         max_elements = require_positive_int(max_elements, "max_elements", where)
         if buffer_size is not None:
             buffer_size = _buffer_size(buffer_size, where)
-        if grain:
-            result, _ = read_ids(dataset, max_elements=max_elements, where=where)
-            flat = np.concatenate([np.atleast_1d(e) for e in result.elements]) if result.elements else []
-            result.more = result.more or len(flat) > max_elements
-            result.elements = list(flat[:max_elements])
-        else:
-            if dataset.element_spec.shape.rank == 1:
-                dataset = dataset.unbatch()
-            result = read(dataset, max_elements=max_elements, where=where)
+        result, _ = read_ids(dataset, max_elements=max_elements, where=where, flat=True)  # tf.data or Grain, bounded
         if not result.elements:
             raise ValueError(f"{where}: the dataset is empty, so there is no order to show.")
         return cls(np.array(result.elements, dtype=np.int64), n_elements=n_elements, buffer_size=buffer_size,

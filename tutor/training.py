@@ -218,7 +218,7 @@ class StepTimeDisplay(Display):
     def verdict(self, reference: str, name: str):
         """The course's verdict helper on the steps of ``name`` against those of ``reference``.
 
-        A :class:`tutor.bench.Comparison`: ``.verdict`` is "faster", "slower" or
+        A :class:`tutor.verdict.Comparison`: ``.verdict`` is "faster", "slower" or
         "no clear difference" (decided from the medians and the spread of the
         steps), and printing it gives one sentence with the numbers.
 

@@ -1,7 +1,8 @@
 """The one verdict helper: is the second of two measurements faster, slower, or not clearly different?
 
 Every sentence of a lesson that depends on a timing is printed by :func:`compare`
-(also reachable as ``tutor.bench.compare``). It runs the two measurements in
+(``tutor.verdict.compare``), and every other "faster or not" in ``tutor`` is
+decided by its rule, :func:`decide`. It runs the two measurements in
 turns (A B A B ...) after a warm-up, so a machine that slows down for a while
 slows both, and it decides from the medians *and* the spread of the repeats:
 on a noisy machine the answer is "no clear difference", never a guess.
@@ -15,7 +16,8 @@ import statistics
 import time
 from typing import Any, Callable, Sequence
 
-from ._validate import is_infinite, require_positive_int
+from ._validate import is_infinite, require_positive_int, require_seconds
+from .reading import time_pass
 
 VERDICTS = ("faster", "slower", "no clear difference")
 
@@ -108,14 +110,16 @@ def decide(first_times: Sequence[float], second_times: Sequence[float], *, min_e
 
 
 def compare(first, second, *, labels: Sequence[str] = ("A", "B"), repeats: int = 5, warmup: int = 1,
-            min_effect: float = 0.05, times_itself: bool = False, show: bool = True) -> Comparison:
+            min_effect: float = 0.05, times_itself: bool = False, show: bool = True,
+            timeout: float | None = None) -> Comparison:
     """Measure two things in turns (A B A B ...) and print whether the second is faster, slower or neither.
 
     Parameters
     ----------
     first, second : callable, tf.data.Dataset, or list of seconds
         A zero-argument function is one measured run; a dataset is read to its
-        end once per run. Or pass two lists of seconds already measured (at
+        end once per run (:func:`tutor.reading.time_pass`, which stops with
+        ``tutor.reading.ReadTimeout`` when no element comes for ``timeout`` seconds). Or pass two lists of seconds already measured (at
         least 3 each) to have them judged the same way.
     labels : (str, str)
         Names for the first and the second, used in the sentence.
@@ -129,6 +133,9 @@ def compare(first, second, *, labels: Sequence[str] = ("A", "B"), repeats: int =
         from its first step to its last, without what ``fit`` does after).
     show : bool
         Print the sentence (the default).
+    timeout : float, optional
+        Seconds a dataset's pass may wait for one element (default
+        ``tutor.reading.PASS_TIMEOUT``).
 
     Examples
     --------
@@ -151,7 +158,9 @@ def compare(first, second, *, labels: Sequence[str] = ("A", "B"), repeats: int =
                         "not one of each.")
     repeats = require_positive_int(repeats, "repeats", where, minimum=3)
     warmup = require_positive_int(warmup, "warmup", where, minimum=0)
-    runs = [_as_run(first, "first", where), _as_run(second, "second", where)]
+    if timeout is not None:
+        timeout = require_seconds(timeout, "timeout", where)
+    runs = [_as_run(first, "first", where, timeout), _as_run(second, "second", where, timeout)]
     timed_by_run = [times_itself or _is_dataset(first), times_itself or _is_dataset(second)]
     times: list[list[float]] = [[], []]
     for index in range(warmup + repeats):
@@ -198,12 +207,12 @@ def _as_times(value, name: str, where: str) -> list[float] | None:
     return [float(t) for t in times]
 
 
-def _as_run(value, name: str, where: str) -> Callable[[], Any]:
+def _as_run(value, name: str, where: str, timeout: float | None) -> Callable[[], Any]:
     if _is_dataset(value):
         if is_infinite(value):
             raise ValueError(f"{where}: the {name} dataset never ends (repeat() with no count), so one run cannot "
                              "finish; add .take(n) to measure n elements.")
-        return lambda: read_to_end(value)[1]
+        return lambda: time_pass(value, timeout=timeout, where=where)[1]
     return value
 
 
@@ -212,35 +221,6 @@ def _is_dataset(value) -> bool:
 
     tf = sys.modules.get("tensorflow")
     return tf is not None and isinstance(value, tf.data.Dataset)
-
-
-def read_to_end(ds, *, rows: bool = False) -> tuple[int, float]:
-    """Read ``ds`` to its end: (how many elements, or rows of the first component, and the seconds it took).
-
-    The seconds run from creating the iterator to its end of data. The
-    iterator is let go only after that: with autotuning on, destroying an
-    iterator whose stages ran background threads can wait for tf.data's
-    autotuning thread (up to about half a second), which is not the
-    pipeline's work and would add a random delay to some runs.
-    """
-    start = time.perf_counter()
-    iterator = iter(ds)
-    n = 0
-    for element in iterator:
-        if rows:
-            first = _first_component(element)
-            n += int(first.shape[0]) if first.shape.rank else 1
-        else:
-            n += 1
-    seconds = time.perf_counter() - start
-    del iterator
-    return n, seconds
-
-
-def _first_component(element):
-    import tensorflow as tf
-
-    return tf.nest.flatten(element)[0]
 
 
 def _quartiles(times: Sequence[float]) -> tuple[float, float]:

@@ -11,7 +11,8 @@ from typing import Sequence
 
 import numpy as np
 from .. import style
-from ..bench import Comparison, Timing, time_pipeline
+from ..bench import Timing, time_pipeline
+from ..verdict import Comparison
 from ..display import Display, new_axes
 from .rotation import PATHS, available_paths, rotation_angles, rotation_dataset
 

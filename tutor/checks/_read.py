@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 import tensorflow as tf
 
-from ..reading import DEFAULT_TIMEOUT, NEVER_YIELDS_CAUSES, ReadTimeout, read
+from ..reading import DEFAULT_TIMEOUT, ReadTimeout, gave_up, read
 from ._core import fail, shorten
 
 #: Seconds a checker waits for an answer's elements.
@@ -85,16 +85,11 @@ def called_dataset(answer: Any, name: str, source: Callable[[], tf.data.Dataset]
 
 def elements(ds: tf.data.Dataset, limit: int = 1000, *, timeout: float | None = None) -> list:
     """Up to ``limit`` elements as NumPy values; fail when there are more (an endless pipeline) or time runs out."""
+    seconds = TIMEOUT if timeout is None else timeout
     try:
-        result = read(ds, max_elements=limit, timeout=TIMEOUT if timeout is None else timeout, where="check")
+        result = read(ds, max_elements=limit, timeout=seconds, where="check")
     except ReadTimeout as exc:
-        got = len(exc.elements)
-        seconds = f"{TIMEOUT if timeout is None else timeout:g} s"
-        if got == 0:
-            fail(f"your dataset produced no element in {seconds}, so the check stopped reading. {NEVER_YIELDS_CAUSES}")
-        fail(f"your dataset produced only {got} element{'s' if got != 1 else ''} in {seconds}, so the check stopped "
-             "reading. It is very slow, or it never ends (repeat() with no count?), or a filter() lets almost "
-             "nothing through, or a map() waits for something that never comes.")
+        fail(gave_up(len(exc.elements), seconds, subject="your dataset", stopped="the check stopped reading"))
     if result.more:
         fail(too_many(ds, limit))
     return result.elements

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from ..grain_reading import is_grain_dataset, read_ids
+from ..reading import is_grain_dataset, read_ids
 from . import _read
 from ._core import fail
 from .questions import Question, SetPrediction

@@ -1,11 +1,16 @@
-"""Reading a dataset into NumPy values, always bounded in elements and in time.
+"""Reading a dataset, always bounded in elements and in time: the one path every read of ``tutor`` takes.
 
-Every ``tutor`` function that reads a dataset goes through :func:`read` (whose
-loop is :func:`pull`), so an endless ``repeat()`` stops after ``max_elements``,
-and a pipeline that produces nothing for a long time (a ``filter`` that never
-matches on an endless input, a ``map`` whose function waits forever) stops at
-a deadline with a message that says why, instead of hanging the notebook. A
-read that gives up leaves nothing stuck: later pipelines run as before.
+Every ``tutor`` function that reads a dataset goes through this package: the
+Displays and the checks through :func:`read` (or :func:`read_ids`), timings
+through :func:`time_pass`, and readers with their own steps (``tutor.profile``,
+``tutor.timeline.record``) through :func:`pull`. All of them run the one loop
+of :mod:`.loop`, which reads a tf.data pipeline through :mod:`.tfdata` and a
+Grain one through :mod:`.grain`. So an endless ``repeat()`` stops after
+``max_elements``, and a pipeline that produces nothing for a long time (a
+``filter`` that never matches on an endless input, a ``map`` whose function
+waits forever, a huge shuffle buffer still filling) stops at a deadline with
+a sentence that says why, instead of hanging the notebook. A read that gives
+up leaves nothing stuck: later pipelines run as before.
 
 >>> take_elements(tf.data.Dataset.range(3))
 [0, 1, 2]
@@ -14,47 +19,53 @@ read that gives up leaves nothing stuck: later pipelines run as before.
 """
 from __future__ import annotations
 
-import contextlib
-import threading
-import time
 from typing import Any, Callable
 
 import numpy as np
 
-from ._validate import require_dataset, require_positive_int, require_seconds
+from .._validate import require_dataset, require_integer_ids, require_positive_int, require_seconds
+from .grain import GrainSource, id_kind, is_grain_dataset
+from .loop import NEVER_YIELDS_CAUSES, Read, ReadTimeout, gave_up, run
+from .tfdata import TfSource, abandon, cancellable_next
+
+__all__ = ["DEFAULT_TIMEOUT", "NEVER_YIELDS_CAUSES", "PASS_TIMEOUT", "Read", "ReadTimeout", "abandon",
+           "cancellable_next", "gave_up", "is_grain_dataset", "plain", "pull", "read", "read_ids", "take_elements",
+           "time_pass"]
 
 #: Seconds a read may take before it stops with :class:`ReadTimeout`.
 DEFAULT_TIMEOUT = 10.0
-
-#: The usual reasons a dataset yields nothing for a long time, and what to try; every "gave up" message ends so.
-NEVER_YIELDS_CAUSES = (
-    "The usual causes: a map() whose function waits and never returns (a py_function or numpy_function stuck "
-    "on a lock, a file or a network call), a filter() that matches nothing on an endless or very long input "
-    "(repeat() with no count, or a huge range), or a source that waits forever. Test the function on one "
-    "element outside the pipeline, check the filter's condition, or add a count to repeat()."
-)
+#: Seconds a timing pass (or a recorded run) may wait for one element before it stops with :class:`ReadTimeout`.
+PASS_TIMEOUT = 30.0
 
 
-class ReadTimeout(TimeoutError):
-    """A dataset did not finish producing the elements asked for before the deadline.
+def source_of(dataset, where: str):
+    """The loop's source for ``dataset``: Grain's or tf.data's (a sentence for anything else)."""
+    if is_grain_dataset(dataset):
+        return GrainSource(dataset)
+    return TfSource(require_dataset(dataset, where))
 
-    ``elements`` holds what it produced in time (NumPy values).
+
+def pull(dataset, *, timeout: float, where: str, convert: Callable = lambda value: value,
+         on_element: Callable | None = None, limit: int | None = None, around: Callable | None = None,
+         idle: bool = False) -> list:
+    """Every element of ``dataset`` (at most ``limit``), pulled in a helper thread within ``timeout`` seconds.
+
+    This is the one loop that reads a learner's pipeline (:func:`tutor.reading.loop.run`), for a
+    ``tf.data.Dataset`` or a Grain dataset. At the deadline the pull that
+    is still waiting is stopped and :class:`ReadTimeout` says why, so the
+    caller's thread never waits much longer than ``timeout``. ``idle=True``
+    makes the deadline one for each element rather than for the whole read.
+    ``on_element(i, value)`` runs in the helper thread after element ``i``
+    arrived. ``around(what, i)``, if given, returns a context manager wrapped
+    around making the iterator (``what="iterator"``, ``i=None``) and around each
+    ``next`` (``"next"``, ``i``), as ``tutor.profile`` marks them for
+    TensorFlow's profiler.
+
+    >>> pull(tf.data.Dataset.range(3), timeout=5, where="example", convert=int)
+    [0, 1, 2]
     """
-
-    def __init__(self, message: str, elements: list):
-        super().__init__(message)
-        self.elements = elements
-
-
-class Read:
-    """What :func:`read` got: ``elements`` (NumPy values), and ``more``: True when the dataset had more."""
-
-    def __init__(self, elements: list, more: bool):
-        self.elements = elements
-        self.more = bool(more)
-
-    def __repr__(self) -> str:
-        return f"Read({len(self.elements)} elements{', more left' if self.more else ''})"
+    return run(source_of(dataset, where), timeout=timeout, where=where, convert=convert, on_element=on_element,
+               limit=limit, around=around, idle=idle).values
 
 
 def take_elements(dataset, max_elements: int = 100, *, timeout: float | None = None) -> list[Any]:
@@ -78,23 +89,93 @@ def take_elements(dataset, max_elements: int = 100, *, timeout: float | None = N
 def read(dataset, *, max_elements: int, timeout: float | None = None, where: str = "read") -> Read:
     """Read at most ``max_elements`` elements (plus one, to learn whether there are more).
 
-    Raises :class:`ReadTimeout` when the elements have not all arrived after
-    ``timeout`` seconds (default :data:`DEFAULT_TIMEOUT`), whatever the dataset: a ``filter`` that matches
-    nothing, or a ``map`` whose function waits forever, even on a dataset
-    whose length TensorFlow knows. The read runs in a helper thread (:func:`pull`),
-    and a read that gives up leaves nothing behind that later pipelines wait for.
+    ``dataset`` is a ``tf.data.Dataset`` (its elements come back as NumPy
+    values) or a Grain dataset (its elements as Grain gives them). Raises
+    :class:`ReadTimeout` when the elements have not all arrived after
+    ``timeout`` seconds (default :data:`DEFAULT_TIMEOUT`), whatever the dataset:
+    a ``filter`` that matches nothing, or a ``map`` whose function waits
+    forever, even on a dataset whose length TensorFlow knows. A read that
+    gives up leaves nothing behind that later pipelines wait for.
 
     >>> read(tf.data.Dataset.range(5), max_elements=3)
     Read(3 elements, more left)
     """
-    import tensorflow as tf
-
-    require_dataset(dataset, where)
+    grain = is_grain_dataset(dataset)
+    if not grain:
+        require_dataset(dataset, where)
     max_elements = require_positive_int(max_elements, "max_elements", where)
     timeout = require_seconds(DEFAULT_TIMEOUT if timeout is None else timeout, "timeout", where)
-    values = pull(dataset.take(max_elements + 1), timeout=timeout, where=where,
-                  convert=lambda value: tf.nest.map_structure(_to_numpy, value))
+    if grain:
+        source, convert = GrainSource(dataset), (lambda value: value)
+    else:
+        import tensorflow as tf
+
+        source = TfSource(dataset.take(max_elements + 1))
+        convert = lambda value: tf.nest.map_structure(_to_numpy, value)  # noqa: E731
+    values = run(source, timeout=timeout, where=where, convert=convert, limit=max_elements + 1).values
     return Read(values[:max_elements], len(values) > max_elements)
+
+
+def read_ids(dataset, *, max_elements: int, timeout: float | None = None, where: str = "read",
+             flat: bool = False) -> tuple[Read, bool]:
+    """Read up to ``max_elements`` integer ids, or batches of ids, from any dataset: ``(Read, batched)``.
+
+    ``dataset`` is a ``tf.data.Dataset`` or a Grain dataset whose elements are
+    integers or 1-D integer arrays (batches); ``batched`` says which. With
+    ``flat=True`` the batches are taken apart and ``max_elements`` counts ids.
+    Elements that are not ids get a ``TypeError`` with a sentence; the bounds
+    are those of :func:`read`.
+
+    >>> read_ids(tf.data.Dataset.range(5).batch(2), max_elements=4, flat=True)[0].elements
+    [0, 1, 2, 3]
+    """
+    if not is_grain_dataset(dataset):
+        require_integer_ids(require_dataset(dataset, where), where)
+        batched = dataset.element_spec.shape.rank == 1
+        result = read(dataset.unbatch() if flat and batched else dataset, max_elements=max_elements,
+                      timeout=timeout, where=where)
+        result.elements = [int(v) if np.ndim(v) == 0 else v for v in result.elements]
+        return result, batched
+    max_elements = require_positive_int(max_elements, "max_elements", where)
+    timeout = require_seconds(DEFAULT_TIMEOUT if timeout is None else timeout, "timeout", where)
+    kinds: list[bool] = []
+
+    def as_id(value):
+        batched = id_kind(value, where)
+        if kinds and batched != kinds[0]:
+            raise TypeError(f"{where}: the dataset mixes single ids and batches of ids; give it one kind of "
+                            "element only.")
+        kinds.append(batched)
+        return np.asarray(value, dtype=np.int64) if batched else int(value)
+
+    values = run(GrainSource(dataset), timeout=timeout, where=where, convert=as_id, limit=max_elements + 1).values
+    result = Read(values[:max_elements], len(values) > max_elements)
+    if flat and kinds and kinds[0]:
+        ids = [int(i) for batch in values for i in batch]
+        result = Read(ids[:max_elements], len(ids) > max_elements or len(values) > max_elements)
+    return result, bool(kinds and kinds[0])
+
+
+def time_pass(dataset, *, rows: bool = False, timeout: float | None = None, where: str = "time_pass"
+              ) -> tuple[int, float]:
+    """Read ``dataset`` to its end once: (how many elements, or rows of the first component, and the seconds).
+
+    The seconds run from making the iterator to its end of data; the
+    iterator is let go only after that: with autotuning on, destroying an
+    iterator whose stages ran background threads can wait for tf.data's
+    autotuning thread (up to about half a second), which is not the
+    pipeline's work and would add a random delay to some runs. A pass may be
+    as long as it likes as long as elements keep coming: it stops with
+    :class:`ReadTimeout` only when no element comes for ``timeout`` seconds
+    (default :data:`PASS_TIMEOUT`).
+
+    >>> time_pass(tf.data.Dataset.range(10).batch(4), rows=True)[0]
+    10
+    """
+    timeout = require_seconds(PASS_TIMEOUT if timeout is None else timeout, "timeout", where)
+    pulled = run(source_of(dataset, where), timeout=timeout, where=where, convert=_rows if rows else _one,
+                 idle=True)
+    return sum(pulled.values), pulled.seconds
 
 
 def plain(value: Any) -> Any:
@@ -121,135 +202,13 @@ def _to_numpy(x: Any) -> Any:
     return value
 
 
-#: Reads that gave up, kept alive on purpose, for the life of the process. Destroying a tf.data iterator
-#: waits for the function calls it has in flight (``~Iterator`` of a fused map + batch, of a parallel map,
-#: ... calls ``CancelThreads(/*wait=*/true)``), and a call that waits forever would make whichever thread
-#: drops the last reference (the notebook's own, through garbage collection) wait forever too.
-_ABANDONED: list = []
+def _one(value: Any) -> int:
+    return 1
 
 
-def pull(dataset, *, timeout: float, where: str, convert: Callable = lambda value: value,
-         on_element: Callable | None = None, limit: int | None = None, around: Callable | None = None) -> list:
-    """Every element of ``dataset`` (at most ``limit``), pulled in a helper thread within ``timeout`` seconds.
-
-    This is the one loop that reads a learner's pipeline. At the deadline the
-    pull that is still waiting is cancelled, the iterator is set aside (see
-    ``_ABANDONED``) and :class:`ReadTimeout` says why, so the caller's thread
-    never waits longer than ``timeout`` plus a moment. ``on_element(i, value)``
-    runs in the helper thread after element ``i`` arrived. ``around(what, i)``,
-    if given, returns a context manager wrapped around making the iterator
-    (``what="iterator"``, ``i=None``) and around each ``next`` (``"next"``, ``i``),
-    as ``tutor.profile`` marks them for TensorFlow's profiler.
-
-    >>> pull(tf.data.Dataset.range(3), timeout=5, where="example", convert=int)
-    [0, 1, 2]
-    """
-    around = around or (lambda what, i: contextlib.nullcontext())
-    state: dict[str, Any] = {"cancel": None, "iterator": None, "error": None}
-    values: list = []
-    finished = threading.Event()
-
-    def work() -> None:
-        try:
-            with around("iterator", None):
-                state["iterator"] = iter(dataset)
-            next_fn, state["cancel"] = cancellable_next(state["iterator"])
-            while limit is None or len(values) < limit:
-                with around("next", len(values)):
-                    more, value = next_fn()
-                if not more:
-                    break
-                values.append(convert(value))
-                if on_element is not None:
-                    on_element(len(values) - 1, value)
-        except BaseException as exc:  # handed to the caller's thread below
-            state["error"] = exc
-        finally:
-            finished.set()
-
-    worker = threading.Thread(target=work, name="tutor-read", daemon=True)
-    start = time.monotonic()
-    worker.start()
-    try:
-        in_time = finished.wait(timeout)
-    except BaseException:  # the learner interrupted the kernel: stop the helper thread too
-        abandon(state["cancel"], state, dataset, worker)
-        raise
-    if not in_time:
-        abandon(state["cancel"], state, dataset, worker)
-        finished.wait(0.5)
-        got = list(values)
-        raise ReadTimeout(_timeout_message(where, timeout, len(got), time.monotonic() - start), got)
-    if state["error"] is not None:
-        raise state["error"]
-    return values
-
-
-def abandon(cancel: Callable | None, *held: Any) -> None:
-    """Give up on a read: ``cancel()`` the pull that waits, and keep ``held`` alive for good (``_ABANDONED``).
-
-    ``held`` is everything that refers to the iterator (the reading thread's
-    state, the dataset, the thread), so its destructor never runs.
-
-    The extra reference keeps the objects alive also while Python shuts down,
-    when module globals are cleared; the process then ends without running
-    the waiting destructors.
-    """
-    import ctypes
-
-    if cancel is not None:
-        cancel()
-    kept = tuple(held)
-    ctypes.pythonapi.Py_IncRef(ctypes.py_object(kept))
-    _ABANDONED.append(kept)
-
-
-def cancellable_next(iterator) -> tuple[Callable, Callable]:
-    """``(next_fn, cancel)``: ``next_fn()`` returns ``(True, element)`` or ``(False, None)`` at the end.
-
-    ``cancel()`` stops a ``next_fn`` that is waiting. The public API has no
-    cancellation, so this uses TensorFlow's eager one: the iterator's
-    ``IteratorGetNext`` op run with a cancellation manager, which costs what
-    a plain ``next()`` costs. Where a TensorFlow release lacks a piece of
-    that, a ``tf.function`` around ``get_next_as_optional`` with the same
-    manager does the job (about twice the Python overhead per step).
-    """
-    import tensorflow as tf
-    from tensorflow.python.eager import cancellation  # not in the public API
-
-    manager = cancellation.CancellationManager()
-    try:
-        from tensorflow.python.data.util import structure
-        from tensorflow.python.eager import context, execute
-
-        resource, spec = iterator._iterator_resource, iterator.element_spec
-        types = iterator._flat_output_types
-        attrs = ("output_types", types, "output_shapes", iterator._flat_output_shapes)
-
-        def next_fn():
-            try:
-                flat = execute.execute_with_cancellation("IteratorGetNext", len(types), [resource], attrs,
-                                                         context.context(), manager)
-            except tf.errors.OutOfRangeError:
-                return False, None
-            return True, structure.from_compatible_tensor_list(spec, flat)
-    except (ImportError, AttributeError):  # pragma: no cover - another TensorFlow's internals
-        function = tf.function(lambda it: it.get_next_as_optional(), autograph=False)
-        cancellable = manager.get_cancelable_function(function.get_concrete_function(iterator))
-
-        def next_fn():
-            optional = cancellable(iterator)
-            return (True, optional.get_value()) if optional.has_value() else (False, None)
-    return next_fn, manager.start_cancel
-
-
-
-def _timeout_message(where: str, timeout: float, got: int, elapsed: float) -> str:
-    if got == 0:
-        what = f"the dataset produced no element in {elapsed:.0f} s"
-    else:
-        what = f"the dataset produced only {got} element{'s' if got != 1 else ''} in {elapsed:.0f} s"
-    return (
-        f"{where}: {what}, so reading stopped (the limit is {timeout:g} s). {NEVER_YIELDS_CAUSES} "
-        "Other pipelines keep working."
-    )
+def _rows(value: Any) -> int:
+    """The leading dimension of the element's first component (1 for a scalar)."""
+    while isinstance(value, (tuple, list, dict)) and value:  # the first leaf, in tf.nest's order (sorted keys)
+        value = value[sorted(value)[0]] if isinstance(value, dict) else value[0]
+    shape = np.shape(value) if not hasattr(value, "shape") else tuple(value.shape)
+    return int(shape[0]) if shape else 1

@@ -3,10 +3,13 @@
 Timestamps are taken *inside* the tf.data graph with ``tf.timestamp()`` (see
 :mod:`tutor.timeline.pipeline`); the consumer loop uses ``time.time()``. Both
 read the same wall clock (seconds since the Unix epoch), so they line up on
-one time axis.
+one time axis. The consumer loop is :func:`tutor.reading.pull`'s, so a run
+whose pipeline stops yielding (or whose train step never returns) stops at a
+deadline with a sentence, as every read of a dataset does.
 """
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import defaultdict
 from typing import Any, Callable
@@ -14,7 +17,8 @@ from typing import Any, Callable
 import numpy as np
 import tensorflow as tf
 
-from .._validate import require_positive_int
+from .. import reading
+from .._validate import require_positive_int, require_seconds
 from .events import Timeline
 from .schema import CONSUMER, make_events, make_steps
 from .pipeline import Pipeline, call_like_map
@@ -39,7 +43,7 @@ def _require_pipeline(pipeline: Any, where: str) -> Pipeline:
 
 
 def record(pipeline: Pipeline, *, steps: int, step_time: float = 0.0, train_step: Callable | None = None,
-           label: str = "") -> Timeline:
+           label: str = "", timeout: float | None = None) -> Timeline:
     """Run ``pipeline`` for ``steps`` consumer steps and record its timeline.
 
     Parameters
@@ -58,6 +62,10 @@ def record(pipeline: Pipeline, *, steps: int, step_time: float = 0.0, train_step
         (a tuple is spread over the arguments), e.g. ``lambda x, y: model.train_on_batch(x, y)``.
     label : str
         Shown in plots.
+    timeout : float, optional
+        Seconds the run may wait for one element, or for one train step,
+        before it stops with ``tutor.reading.ReadTimeout`` (default
+        ``tutor.reading.PASS_TIMEOUT``); a long run that keeps going is fine.
 
     Returns
     -------
@@ -79,26 +87,32 @@ def record(pipeline: Pipeline, *, steps: int, step_time: float = 0.0, train_step
     if train_step is not None and not callable(train_step):
         raise TypeError(f"record: train_step must be a function of one element, got {type(train_step).__name__}.")
 
+    timeout = require_seconds(reading.PASS_TIMEOUT if timeout is None else timeout, "timeout", "record")
+
     ds = pipeline.build(instrument=True)
-    traces, step_rows = [], []
-    t0 = time.time()
-    iterator = iter(ds)
-    for s in range(steps):
-        t_request = time.time()
-        try:
-            value, trace = next(iterator)
-        except StopIteration:
-            break
+    step_rows: list[tuple] = []
+    clock = {"t0": 0.0, "request": 0.0}
+
+    def stamp(what: str, step: int | None):
+        # Before the iterator is made (t0), and before each request for an element.
+        clock["t0" if step is None else "request"] = time.time()
+        return contextlib.nullcontext()
+
+    def consume(s: int, element) -> None:
         t_got = time.time()
+        value, _ = element
         if train_step is not None:
             call_like_map(train_step, value)
         elif step_time:
             time.sleep(step_time)
         t_end = time.time()
-        traces.append(trace)
+        t0 = clock["t0"]
         # The first step has been waiting since the iterator was created.
-        step_rows.append((s, t_request - t0 if s else 0.0, t_got - t0, t_end - t0))
-    del iterator
+        step_rows.append((s, clock["request"] - t0 if s else 0.0, t_got - t0, t_end - t0))
+
+    traces = reading.pull(ds, timeout=timeout, where="record", convert=lambda element: element[1],
+                          on_element=consume, limit=steps, around=stamp, idle=True)
+    t0 = clock["t0"]
     if not step_rows:
         raise ValueError("record: the pipeline produced no elements; check its source and take()/filter() stages.")
     traces = [{k: v.numpy() for k, v in tr.items()} for tr in traces]

@@ -28,7 +28,7 @@ import tensorflow as tf
 
 from ..._quiet import stderr_to_devnull
 from ..._validate import require_dataset, require_positive_int, require_seconds
-from ...reading import NEVER_YIELDS_CAUSES, ReadTimeout, pull
+from ...reading import ReadTimeout, gave_up, pull
 from ..events import Timeline
 from ..pipeline import Pipeline, call_like_map
 from .build import build_timeline
@@ -182,7 +182,6 @@ def _run(ds, steps: int, step_time: float, train_step: Callable | None, timeout:
                         limit=steps, around=marked))
     except ReadTimeout as exc:
         done = len(exc.elements)
-        raise ProfileTimeout(
-            f"{WHERE}: the dataset delivered {done} of the {steps} steps in {timeout:g} s, so the run was stopped. "
-            f"{NEVER_YIELDS_CAUSES} Slow steps do the same: give it longer with timeout=..., or ask for fewer "
-            "steps.", done) from None
+        said = gave_up(done, timeout, of=steps, unit="step", stopped="the run was stopped")
+        raise ProfileTimeout(f"{WHERE}: {said} Slow steps do the same: give it longer with timeout=..., or ask for "
+                             "fewer steps.", done) from None
