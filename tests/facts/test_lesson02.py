@@ -4,7 +4,10 @@
   dimension (XLA compiles once), and with a reshuffling shuffle it drops different elements each epoch;
 * repeat plays the dataset again, a new pass over its input each time; repeat() never ends;
 * the order of batch and repeat decides where the short batches fall;
-* batch() cannot stack elements of different shapes (the error says so); padded_batch and ragged_batch can.
+* batch() cannot stack elements of different shapes (the error says so); padded_batch and ragged_batch can;
+  padded_shapes fixes the padded length per dimension (static; a longer element fails; None pads to the
+  longest), padding_values sets the value padded in and must have the element's dtype;
+* batch(num_parallel_calls=...) works ahead in the background, as a prefetch does.
 """
 import re
 
@@ -140,3 +143,40 @@ def test_ragged_batch_keeps_lengths():
     batch = next(iter(seqs.ragged_batch(3)))
     assert isinstance(batch, tf.RaggedTensor)
     assert batch.row_lengths().numpy().tolist() == [1, 2, 3]
+
+
+def test_padded_shapes_fixes_the_length_per_dimension_and_padding_values_the_pad():
+    seqs = tf.data.Dataset.range(1, 5).map(lambda n: tf.fill([n], n))
+    fixed = seqs.padded_batch(2, padded_shapes=[5], padding_values=tf.constant(-1, tf.int64))
+    assert [b.tolist() for b in fixed.as_numpy_iterator()] == [
+        [[1, -1, -1, -1, -1], [2, 2, -1, -1, -1]], [[3, 3, 3, -1, -1], [4, 4, 4, 4, -1]]]
+    assert fixed.element_spec.shape.as_list() == [None, 5]  # the padded dimension is static
+    assert seqs.padded_batch(2).element_spec.shape.as_list() == [None, None]
+    # one entry per dimension: None pads that dimension to the longest in the batch, a number to that length
+    grids = tf.data.Dataset.range(1, 4).map(lambda n: tf.fill([n, 2], n))
+    batch = next(iter(grids.padded_batch(3, padded_shapes=[None, 4])))
+    assert batch.shape == (3, 3, 4) and batch[0].numpy().tolist() == [[1, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
+
+
+def test_an_element_longer_than_padded_shapes_fails():
+    seqs = tf.data.Dataset.range(1, 5).map(lambda n: tf.fill([n], n))
+    with pytest.raises(tf.errors.OpError, match="pad to a smaller size"):
+        list(seqs.padded_batch(2, padded_shapes=[3]).as_numpy_iterator())
+
+
+def test_padding_values_must_have_the_elements_dtype():
+    seqs = tf.data.Dataset.range(1, 5).map(lambda n: tf.fill([n], n))  # int64
+    with pytest.raises(TypeError, match="padding_values"):
+        seqs.padded_batch(2, padded_shapes=[5], padding_values=-1)  # a Python int becomes int32
+
+
+def test_a_parallel_batch_works_ahead_in_the_background():
+    options = tf.data.Options()
+    options.experimental_optimization.inject_prefetch = False  # only the batch itself may work ahead
+    recorder = Recorder()
+    iterator = iter(recorder.watch(R(1000)).batch(1, num_parallel_calls=2).with_options(options))
+    assert next(iterator).numpy().tolist() == [0]
+    assert recorder.ahead.wait(60), "the parallel batch made nothing after the batch asked for"
+    plain = Recorder()
+    iterator = iter(plain.watch(R(1000)).batch(1).with_options(options))
+    assert next(iterator).numpy().tolist() == [0] and plain.made == [0]
