@@ -62,6 +62,8 @@ EXAMPLES = {
     "SourceDisplay": lambda: tutor.SourceDisplay.from_datasets(
         [tf.data.Dataset.range(3), tf.data.Dataset.range(100, 103)],
         tf.data.Dataset.range(3).concatenate(tf.data.Dataset.range(100, 103)).batch(2)),
+    "MemoryDisplay": lambda: tutor.MemoryDisplay(["a", "b"], [{"shuffle": 2**20}, {"prefetch": 2**19, "cache": 2**18}],
+                                                 [2**20, None], [None, 3 * 2**19]),
     "ComparisonDisplay": lambda: tutor.ShuffleDisplay.compare(
         [tutor.ShuffleDisplay.from_params(n_elements=10, buffer_size=b) for b in (1, 10)], labels=["1", "10"]),
 }
@@ -78,6 +80,7 @@ ARTISTS = {
     "WorkerOrderDisplay": {"cells_": PatchCollection, "texts_": list},
     "ServiceDiagramDisplay": {"boxes_": dict, "arrows_": list},
     "SourceDisplay": {"cells_": PatchCollection, "texts_": list},
+    "MemoryDisplay": {"bars_": dict, "tensors_": Line2D, "rss_": Line2D},
     "ComparisonDisplay": {"axes_": list},
 }
 

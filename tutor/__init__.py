@@ -12,12 +12,14 @@ The public API at a glance (every name is listed in ``__all__``):
 * Displays compute with ``from_*`` and draw with ``plot()``: ``BatchOrderDisplay``,
   ``ShuffleDisplay``, ``AugmentationGridDisplay``, ``RotationTimingDisplay``,
   ``TimelineDisplay``, ``StepTimeDisplay``, ``HistoryDisplay``,
-  ``WorkerOrderDisplay``, ``ServiceDiagramDisplay``, ``SourceDisplay``, ``ComparisonDisplay``.
+  ``WorkerOrderDisplay``, ``ServiceDiagramDisplay``, ``SourceDisplay``, ``MemoryDisplay``,
+  ``ComparisonDisplay``.
 * Explorers are widgets over the Displays: ``order_explorer``,
   ``shuffle_explorer``, ``augment_explorer``, ``timeline_explorer``, ``sources_explorer``. They load
   ipywidgets only when called.
 * Topic modules: ``augment``, ``bench``, ``checks``, ``data``, ``doctor``, ``env``,
-  ``leakage``, ``service``, ``tfrecord``, ``timeline``, ``training``, ``verdict`` (the one
+  ``leakage``, ``service``, ``tfrecord``, ``timeline``, ``training``, ``usage`` (memory
+  and CPU a pipeline uses), ``verdict`` (the one
   verdict helper, ``tutor.verdict.compare``).
 """
 from . import _quiet
@@ -38,6 +40,7 @@ from . import (  # noqa: E402
     tfrecord,
     timeline,
     training,
+    usage,
     verdict,
 )
 from .augment import AugmentationGridDisplay, RotationTimingDisplay, rotation  # noqa: E402
@@ -50,6 +53,7 @@ from .shuffle import ShuffleDisplay  # noqa: E402
 from .sources import SourceDisplay  # noqa: E402
 from .timeline import TimelineDisplay  # noqa: E402
 from .training import HistoryDisplay, StepTimeDisplay  # noqa: E402
+from .usage import MemoryDisplay  # noqa: E402
 
 # Functions.
 from .bench import time_pipeline  # noqa: E402
@@ -88,6 +92,7 @@ __all__ = [
     "ComparisonDisplay",
     "Display",
     "HistoryDisplay",
+    "MemoryDisplay",
     "RotationTimingDisplay",
     "ServiceDiagramDisplay",
     "ShuffleDisplay",
@@ -125,5 +130,6 @@ __all__ = [
     "tfrecord",
     "timeline",
     "training",
+    "usage",
     "verdict",
 ]
