@@ -102,7 +102,15 @@ def test_a_huge_answer_is_not_echoed_in_full():
 
     q = Question("letter", lambda a: _read.choice(a, ["a", "b"]), hints=[], solution="answer = 'a'")
     message = q.check("x" * 100_000).message
-    assert len(message) < 400 and "100002 ch." in message
+    assert len(message) < 400 and "cut short: 100002 characters" in message
+    assert "ch.)" not in message
+
+
+def test_a_long_list_is_cut_between_items_and_says_how_many_it_holds():
+    from tutor.checks._core import shorten
+
+    assert shorten(list(range(10, 50)), 60) == "[10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, …] (40 items)"
+    assert shorten((1, 2), 60) == "(1, 2)"
 
 
 # ------------------------------------------------------------------ answers that are functions, or functions by mistake
@@ -196,7 +204,7 @@ def test_a_right_prediction_passes_in_any_plain_form():
 
 def test_a_wrong_prediction_says_what_differs():
     message = SECOND.check([3, 4, 5]).message
-    assert "5 is not in it" in message and "2 is missing" in message
+    assert "5 is not in it" in message and "1 item of the answer is missing" in message and "2" not in message
     assert "different order" in SECOND.check([4, 3, 2]).message
     assert "window 1 differs" in ALL.check([[0, 1, 2], [2, 3, 5], [4, 5, 6], [6, 7, 8]]).message
     assert "you predicted 3 windows; the pipeline gives 4" in ALL.check([[0, 1, 2], [2, 3, 4], [4, 5, 6]]).message
@@ -219,5 +227,52 @@ def test_a_pipeline_instead_of_a_prediction_is_refused():
 def test_describe_difference_on_numbers_and_strings():
     assert describe_difference(3, 3) is None
     assert describe_difference("b", "a") == "you predicted 'b'; the pipeline gives 'a'."
-    assert describe_difference([1, 1, 2], [1, 2, 2]) == "1 is not in it (or not that often); 2 is missing."
-    assert describe_difference([0, 1], [0, 1, 2]) == "2 is missing."
+    assert describe_difference([1, 1, 2], [1, 2, 2]) == \
+        "1 is not in it (or not that often); 1 item of the answer is missing."
+    assert describe_difference([0, 1], [0, 1, 2]) == "1 item of the answer is missing."
+
+
+def test_missing_items_are_counted_not_listed_so_the_answer_stays_hidden():
+    few = describe_difference([0], [0, 1, 2])
+    assert few == "2 items of the answer are missing." and "1" not in few.replace("items", "")
+    many = describe_difference([0], list(range(10)))
+    assert many == "9 items of the answer are missing, such as 1."
+    extra = describe_difference(list(range(50)), list(range(10)))
+    assert extra.startswith("40 of your items, such as 10, 11, 12, are not in it") and "ch.)" not in extra
+
+
+@pytest.mark.parametrize("written", [range(2, 5), {2: "a", 3: "b", 4: "c"}.keys(), (x for x in (2, 3, 4)),
+                                     np.arange(2, 5), tf.range(2, 5), iter([2, 3, 4])],
+                         ids=["range", "dict_keys", "generator", "ndarray", "tensor", "iterator"])
+def test_a_prediction_written_as_any_iterable_of_ints_reads_like_a_list(written):
+    result = SECOND.check(written)
+    assert result.passed, result.message
+    assert "you predicted range" not in result.message
+
+
+def test_a_range_for_a_set_prediction_and_for_batches_reads_like_a_list():
+    from tutor.checks import SetPrediction
+
+    firsts = SetPrediction("firsts", lambda: tf.data.Dataset.range(10), ask="every id")
+    assert firsts.check(range(10)).passed and firsts.check({}.fromkeys(range(10)).keys()).passed
+    assert firsts.check(i for i in reversed(range(10))).passed
+    refused = firsts.check(range(11)).message
+    assert "10 is not in it" in refused and "range(0, 11)" not in refused
+    assert ALL.check([range(0, 3), range(2, 5), range(4, 7), range(6, 9)]).passed
+
+
+def test_an_endless_generator_as_a_prediction_gets_a_sentence():
+    import itertools
+
+    message = SECOND.check(itertools.count()).message
+    assert "more than 10,000 items" in message
+
+
+def test_the_solution_assigns_the_name_the_lessons_cell_checks():
+    from tutor.checks import lesson02, lesson03, lesson07, lesson10
+
+    assert lesson10.q1.solution_code.startswith("spec_answer = {")
+    assert isinstance(lesson10.q1.solution_answer(), dict)
+    assert "\nprediction = [" in lesson02.predict_sizes.solution_code and "answer =" not in lesson02.predict_sizes.solution_code
+    assert "\nprediction = [" in lesson03.predict_first.solution_code
+    assert "answer =" not in lesson07.q1.solution_code and callable(lesson07.q1.solution_answer())

@@ -33,7 +33,8 @@ MISTAKES = [
     (R(6), "goes past 4"),
     (R(5).repeat(2), "leave repeat() out"),
     (tf.data.Dataset.from_tensor_slices([4, 3, 2, 1, 0]), "different order"),
-    (R(5).batch(5), "from_tensor_slices"),
+    (R(5).batch(5), "Leave batch() out"),
+    (R(5).batch(2), "Leave batch() out"),
     (tf.data.Dataset.from_tensors([0, 1, 2, 3, 4]), "from_tensors keeps its input whole"),
     (tf.data.Dataset.from_tensor_slices(["0", "1", "2", "3", "4"]), "text"),
     (tf.data.Dataset.from_tensor_slices((np.arange(5), np.arange(5))), "a tuple of 2 parts"),
@@ -53,3 +54,19 @@ def test_bad_input_messages_say_what_happened(short_deadline):
     assert_refused(ex.q1.check(R(5).repeat().filter(lambda x: x < 0)), "produced no element")
     assert_refused(ex.q1.check(R(5).map(lambda x: tf.py_function(boom, [x], tf.int64))), "map()", "ValueError")
     assert_refused(ex.q1.check([0, 1, 2]), "from_tensor_slices")
+
+
+@pytest.mark.parametrize("batched", [R(5).batch(5), R(5).batch(1), tf.data.Dataset.from_tensor_slices([0, 1, 2, 3, 4]).batch(2)],
+                         ids=["range-batch5", "range-batch1", "slices-batch2"])
+def test_a_batched_answer_is_told_to_leave_batch_out_not_about_from_tensors(batched):
+    message = ex.q1.check(batched).message
+    assert "each element is a batch" in message and "Leave batch() out" in message
+    assert "from_tensors" not in message and "the whole input" not in message
+
+
+def test_messages_name_bools_and_whole_numbers_in_plain_words():
+    bools = ex.q1.check(tf.data.Dataset.from_tensor_slices([True, False])).message
+    assert "a single bool (True or False)" in bools and "expected whole numbers." in bools
+    halves = ex.q1.check(tf.data.Dataset.from_tensor_slices([0.5, 1.0])).message
+    assert "expected the whole numbers [0, 1, 2, 3, 4]" in halves
+    assert "_read" not in bools + halves and "bool number" not in bools

@@ -55,7 +55,7 @@ MISTAKES = [
     (ex.q1, S(WORDS), "a single word, without its length"),
     (ex.q1, S((WORDS, ["3", "3", "4"])), "the length is text"),
     (ex.q1, tf.data.Dataset.from_tensors((WORDS, [3, 3, 4])), "from_tensor_slices"),
-    (ex.q1, S((WORDS, [3, 3, 4])).batch(3), "batch() groups elements"),
+    (ex.q1, S((WORDS, [3, 3, 4])).batch(3), "Leave batch() out"),
     (ex.q1, S({"word": WORDS, "length": [3, 3, 4]}), "a dict"),
     (ex.q1, S((WORDS[::-1], [4, 3, 3])), "in a different order"),
     (ex.q1, S((WORDS, [3, 3, 4])).repeat(2), "expected 3 elements, one per word, got 6"),
@@ -64,7 +64,7 @@ MISTAKES = [
     (ex.q2, S([[1, 2, 0], [3, 0, 0], [4, 5, 6]]), "padding added zeros"),
     (ex.q2, S([1, 2, 3, 4, 5, 6]), "flattened"),
     (ex.q2, tf.data.Dataset.from_tensors(tf.ragged.constant(ROWS)), "from_tensors keeps its input whole"),
-    (ex.q2, S(tf.ragged.constant(ROWS)).batch(3), "batch() groups elements"),
+    (ex.q2, S(tf.ragged.constant(ROWS)).batch(3), "Leave batch() out"),
     (ex.q2, S(tf.ragged.constant(ROWS[::-1])), "different order"),
     (ex.q2, S(tf.ragged.constant(ROWS[:2])), "expected 3 elements"),
     (ex.q2, S(["1 2", "3", "4 5 6"]), "text"),
@@ -110,3 +110,20 @@ RIGHT_SHAPE = [
 def test_endless_or_silent_answers_of_the_right_shape(question, build, short_deadline):
     assert_refused(question.check(build().repeat()), "repeat() with no count")
     assert_refused(question.check(build().repeat().filter(lambda *parts: tf.constant(False))), "produced no element")
+
+
+def test_no_message_leaks_a_module_name_or_calls_a_bool_a_number():
+    length_bool = ex.q1.check(S((WORDS, [True, True, True]))).message
+    assert "a single bool (True or False)" in length_bool and "a whole number" in length_bool
+    assert "_read" not in length_bool and "bool number" not in length_bool
+    assert "_read" not in ex.q2.check(S([1, 2, 3, 4, 5, 6])).message
+
+
+@pytest.mark.parametrize("answer", [
+    tf.data.Dataset.from_generator(lambda: iter(ROWS), output_signature=tf.TensorSpec([None], tf.int32)),
+    S(tf.RaggedTensor.from_row_lengths([1, 2, 3, 4, 5, 6], [2, 1, 3])),
+    S(tf.ragged.constant(ROWS)),
+], ids=["generator", "row_lengths", "ragged_constant"])
+def test_q2_praise_is_true_of_every_accepted_answer(answer):
+    result = ex.q2.check(answer)
+    assert result.passed and "ragged.constant" not in result.message, result.message

@@ -49,7 +49,7 @@ def test_other_right_answers_pass(question, answer):
 
 MISTAKES = [
     (ex.predict_sizes, [7, 3, 7, 3, 7, 3], "[3, 3, 3] are not in it"),
-    (ex.predict_sizes, [7, 7, 7, 7], "2 is missing"),
+    (ex.predict_sizes, [7, 7, 7, 7], "1 item of the answer is missing"),
     (ex.predict_sizes, [7, 7, 7, 7, 2, 0], "0 is not in it"),
     (ex.predict_sizes, [2, 7, 7, 7, 7], "different order: position 0 holds 7"),
     (ex.predict_sizes, "7, 7, 7, 7, 2", "a list of 5 items"),
@@ -102,3 +102,14 @@ def test_endless_or_silent_answers_of_the_right_shape(question, build, short_dea
 
 def test_a_prediction_is_not_a_pipeline():
     assert_refused(ex.predict_sizes.check(R(10).repeat(3).batch(7)), "not a pipeline")
+
+
+def test_predicted_sizes_as_a_range_or_generator_read_like_a_list():
+    right = ex.predict_sizes.solution_answer()
+    assert ex.predict_sizes.check(tuple(right)).passed and ex.predict_sizes.check(iter(right)).passed
+
+
+def test_q2_names_the_real_leftover():
+    assert "the leftover 9 was dropped" in ex.q2.check(R(10).batch(3, drop_remainder=True)).message
+    none_left = ex.q2.check(R(9).batch(3, drop_remainder=True))
+    assert none_left.passed and "leftover 9" not in none_left.message and "no leftover" in none_left.message

@@ -73,8 +73,8 @@ def test_other_right_answers_pass(question, answer):
 MISTAKES = [
     (ex.predict_first, list(range(11)), "10 is not in it"),
     (ex.predict_first, list(range(50)), "are not in it"),
-    (ex.predict_first, [0], "are missing"),
-    (ex.predict_first, list(range(1, 11)), "0 is missing"),
+    (ex.predict_first, [0], "9 items of the answer are missing, such as 1."),
+    (ex.predict_first, list(range(1, 11)), "1 item of the answer is missing"),
     (ex.predict_first, "0 to 9", "a list of 10 items"),
     (ex.q1, 10, "ids 10..49 can never come first"),
     (ex.q1, 49, "id 49 can never come first"),
@@ -155,3 +155,24 @@ def test_the_first_ids_question_works_after_a_global_seed():
     tf.random.set_seed(0)
     assert ex.predict_first.check(list(range(10))).passed
     assert not ex.predict_first.check(list(range(11))).passed
+
+
+@pytest.mark.parametrize("written", [range(10), np.arange(10), {i: None for i in range(10)}.keys(), (i for i in range(10))],
+                         ids=["range", "ndarray", "dict_keys", "generator"])
+def test_a_right_prediction_written_as_any_iterable_passes(written):
+    result = ex.predict_first.check(written)
+    assert result.passed, result.message
+
+
+def test_prediction_feedback_neither_lists_the_answer_nor_shows_cut_markers():
+    too_many = ex.predict_first.check(list(range(50))).message
+    assert "ch.)" not in too_many and "40 of your items" in too_many
+    one = ex.predict_first.check([0]).message
+    assert "[1, 2" not in one and "9 items" in one
+
+
+def test_q2_shuffle_repeat_batch_passes_but_says_why_it_works_here():
+    fragile = ex.q2.check(R(20).shuffle(20, seed=0).repeat(2).batch(5))
+    assert fragile.passed and "only because 20 is a multiple of 5" in fragile.message
+    solid = ex.q2.check(R(20).shuffle(20, seed=0).batch(5).repeat(2))
+    assert solid.passed and "multiple of 5" not in solid.message

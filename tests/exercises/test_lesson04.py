@@ -174,3 +174,13 @@ def test_q3_odd_answers_get_a_sentence():
     refused(ex.q3, {"outer": 1, "inner": 15}, "pair")
     refused(ex.q3, "x" * 100_000)
     assert len(ex.q3.check("x" * 100_000).message) < 400
+
+
+def test_q2_praise_names_no_method_the_learner_did_not_use():
+    def with_set_shape(x):
+        y = tf.numpy_function(ex.smooth, [x], tf.float32)
+        y.set_shape([28, 28])
+        return y
+
+    result = ex.q2.check(floats().map(with_set_shape))
+    assert result.passed and "ensure_shape" not in result.message, result.message

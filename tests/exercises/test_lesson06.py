@@ -5,6 +5,7 @@ import tensorflow as tf
 
 import tutor  # noqa: F401  (before TensorFlow's first op)
 from tutor.checks import lesson06 as ex
+from .checking import assert_refused
 
 R = tf.data.Dataset.range
 QUESTIONS = [getattr(ex, name) for name in ex.__all__]
@@ -57,7 +58,7 @@ WRONG = [
     # q3: carried on after b ran out, choices read the other way round, stopped too early
     (ex.q3, [100, 0, 101, 102, 1, 103, 2, 3], "not in it"),
     (ex.q3, [0, 100, 1, 2, 101, 3, 4, 102], "not in it"),
-    (ex.q3, [100, 0, 101, 102, 1], "103 is missing"),
+    (ex.q3, [100, 0, 101, 102, 1], "1 item of the answer is missing."),
     (ex.q3, [100, 0, 101, 102, 1, 103, 103], "not that often"),
     # q4: stride ignored, shift ignored, the short window kept, one window only
     (ex.q4, [[0, 1, 2], [3, 4, 5], [6, 7, 8]], "you predicted 3 windows"),
@@ -82,8 +83,14 @@ WRONG = [
     (ex.q6, tf.data.Dataset.sample_from_datasets([R(300), R(1000, 1100)], weights=[0.5, 0.5], seed=0),
      "stop_on_empty_dataset=True"),
     (ex.q6, tf.data.Dataset.sample_from_datasets([R(300), R(1000, 1100)], weights=[0.9, 0.1], seed=0,
-                                                 stop_on_empty_dataset=True), "are dogs"),
-    (ex.q6, R(300).concatenate(R(1000, 1100)), "stop_on_empty_dataset=True"),
+                                                 stop_on_empty_dataset=True), "not half-and-half"),
+    (ex.q6, R(300).concatenate(R(1000, 1100)), "picks no source at random"),
+    (ex.q6, R(300).concatenate(R(1000, 1100)).shuffle(400, seed=0), "sample_from_datasets"),
+    (ex.q6, tf.data.Dataset.sample_from_datasets([R(300).take(100), R(1000, 1100)], seed=0), "cut before the mix"),
+    (ex.q6, tf.data.Dataset.sample_from_datasets([R(300).take(100), R(1000, 1100)], seed=0,
+                                                 stop_on_empty_dataset=True), "take(count=100)"),
+    (ex.q6, tf.data.Dataset.sample_from_datasets([R(300), R(1000, 1100)], weights=[0.6, 0.4], seed=0,
+                                                 stop_on_empty_dataset=True), "the cats 61%"),
     (ex.q6, tf.data.Dataset.choose_from_datasets([R(300), R(1000, 1100)], R(2).repeat()), "take turns"),
     (ex.q6, tf.data.Dataset.sample_from_datasets([R(300), R(1000, 1100)], seed=0, stop_on_empty_dataset=True).take(50),
      "before either ran out"),
@@ -166,3 +173,23 @@ def test_q5_answer_on_one_line_prints_only_the_verdict(tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip().startswith("Correct"), run.stdout[-2000:]
     assert "AutoGraph" not in run.stdout + run.stderr
+
+
+def test_q6_no_sampler_is_not_told_about_a_sampler_option():
+    message = ex.q6.check(R(300).concatenate(R(1000, 1100)).shuffle(400, seed=0)).message
+    assert "stop_on_empty_dataset" not in message and "all 300 cats and all 100 dogs" in message
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 5, 42, 123])
+def test_q6_any_seed_of_an_equal_mix_passes_with_a_true_sentence(seed):
+    mix = tf.data.Dataset.sample_from_datasets([R(300), R(1000, 1100)], seed=seed, stop_on_empty_dataset=True)
+    result = ex.q6.check(mix)
+    assert result.passed and "ended as soon as the dogs ran out" in result.message, result.message
+
+
+@pytest.mark.parametrize("weights", [[0.6, 0.4], [0.4, 0.6], [0.65, 0.35]])
+def test_q6_unequal_weights_are_refused_for_any_seed(weights):
+    for seed in (0, 1, 2):
+        mix = tf.data.Dataset.sample_from_datasets([R(300), R(1000, 1100)], weights=weights, seed=seed,
+                                                   stop_on_empty_dataset=True)
+        assert_refused(ex.q6.check(mix), "not half-and-half")

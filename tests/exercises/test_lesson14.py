@@ -38,8 +38,9 @@ def test_right_answers_pass(question, answer):
 
 
 MISTAKES = [
-    (ex.predict_first, list(range(10)), "are missing"),
+    (ex.predict_first, list(range(10)), "40 items of the answer are missing, such as 10."),
     (ex.predict_first, [0], "are missing"),
+    (ex.q1, G(20).batch(5).shuffle(seed=0).repeat(2), "your shuffle comes after batch"),
     (ex.predict_first, list(range(51)), "50 is not in it"),
     (ex.predict_first, G(50).shuffle(seed=0), "not a pipeline"),
     (ex.q1, tf.data.Dataset.range(20).shuffle(20, seed=0).batch(5).repeat(2), "in Grain"),
@@ -83,3 +84,13 @@ def test_bad_input_to_the_grain_question_gets_a_sentence(name, answer, short_dea
 def test_the_prediction_is_computed_from_grain_not_typed_in():
     assert ex.predict_first.actual() == sorted({int(G(50).shuffle(seed=s)[0]) for s in range(ex.RUNS)})
     assert "answer = [0, 1, 2" in ex.predict_first.solution_code
+
+
+def test_predict_first_accepts_the_right_ids_written_as_a_range():
+    assert ex.predict_first.check(range(50)).passed
+
+
+def test_q1_shuffle_repeat_batch_passes_but_says_why_it_works_here():
+    fragile = ex.q1.check(G(20).shuffle(seed=0).repeat(2).batch(5))
+    assert fragile.passed and "only because 20 is a multiple of 5" in fragile.message
+    assert "multiple of 5" not in ex.q1.check(G(20).shuffle(seed=0).batch(5).repeat(2)).message

@@ -40,15 +40,30 @@ def fail(message: str) -> None:
 
 
 def shorten(value: Any, limit: int = ECHO_LIMIT) -> str:
-    """``repr(value)``, cut to ``limit`` characters, so a huge answer is never echoed in full.
+    """``repr(value)``, cut to about ``limit`` characters, so a huge answer is never echoed in full.
 
-    >>> shorten("x" * 1000)[-12:]
-    '… (1002 ch.)'
+    A list or tuple is cut between items and says how many it holds; other text says that it was cut.
+
+    >>> shorten(list(range(100)), 30)
+    '[0, 1, 2, 3, 4, …] (100 items)'
+    >>> shorten("x" * 1000)[-33:]
+    "xx…' (cut short: 1002 characters)"
     """
     text = value if isinstance(value, str) and value.startswith(("'", '"')) else repr(value)
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}… ({len(text)} ch.)"
+    if isinstance(value, (list, tuple)) and value:
+        opening, closing = ("[", "]") if isinstance(value, list) else ("(", ")")
+        shown: list[str] = []
+        for item in value:
+            piece = repr(item)
+            if len(", ".join([*shown, piece])) > limit - 16:
+                break
+            shown.append(piece)
+        body = ", ".join([*shown, "…"])
+        return f"{opening}{body}{closing} ({len(value)} items)"
+    quote = text[-1] if text[-1] in "'\"" else ""
+    return f"{text[:limit]}…{quote} (cut short: {len(text)} characters)"
 
 
 class Result:

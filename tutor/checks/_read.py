@@ -195,11 +195,15 @@ def describe_spec(spec: Any) -> str:
     if isinstance(spec, tf.RaggedTensorSpec):
         return f"a ragged tensor of shape {shape_text(spec.shape)}"
     if isinstance(spec, tf.TensorSpec):
-        kind = "text (string)" if spec.dtype == tf.string else f"{spec.dtype.name} number"
+        if spec.dtype == tf.string:
+            kind, plural = "text (string)", "text values (strings)"
+        elif spec.dtype == tf.bool:
+            kind, plural = "bool (True or False)", "bools (True or False)"
+        else:
+            kind, plural = f"{spec.dtype.name} number", f"{spec.dtype.name} numbers"
         if spec.shape.rank == 0:
             return f"a single {kind}"
-        plural = "text values (strings)" if spec.dtype == tf.string else f"{spec.dtype.name} numbers"
-        word = "a batch of" if spec.shape.rank == 1 else "a tensor of"
+        word = "a batch of" if spec.shape.rank == 1 and spec.shape[0] is None else "a tensor of"
         return f"{word} {plural}, shape {shape_text(spec.shape)}"
     if isinstance(spec, tf.data.DatasetSpec):
         return "a whole dataset (as window() gives)"
@@ -236,9 +240,3 @@ def whole(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return None
-
-
-def from_tensors_hint(spec: Any) -> str:
-    return (f"each element is {describe_spec(spec)}: the whole input in one element. from_tensors keeps its input "
-            "whole and batch() groups elements; use from_tensor_slices, with no batch, so that each element is one "
-            "slice.")

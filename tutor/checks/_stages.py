@@ -59,6 +59,32 @@ def where(found: list, test: str | Callable[[Any], bool]) -> list[int]:
 
 
 # ------------------------------------------------------------------ epochs inside batches
+def several_values_hint(ds: tf.data.Dataset, expected: str = "one value") -> str:
+    """Why each element of ``ds`` holds several values, as a sentence: a batch, or the whole input in one element.
+
+    The ``from_tensors`` advice is given only when the dataset has exactly one element and no batch
+    stage; a batched dataset is told to leave ``batch()`` out, whatever its source.
+
+    >>> several_values_hint(tf.data.Dataset.range(5).batch(5), "one number")
+    'each element is a batch of int64 numbers, shape (None,): batch() grouped the elements. Leave batch() out, so that each element is one number.'
+    """
+    spec = ds.element_spec
+    what = _read.describe_spec(spec)
+    found = stages(ds)
+    if any(s.kind in ("batch", "map_and_batch") for s in found):
+        return f"each element is {what}: batch() grouped the elements. Leave batch() out, so that each element is " \
+               f"{expected}."
+    count = len(_read.elements(ds.take(2), 2))
+    if count == 1:
+        if found and found[0].op == "TensorDataset":
+            return (f"each element is {what}: the whole input in one element. from_tensors keeps its input whole; "
+                    f"use from_tensor_slices, which makes one element of each item, so that each element is "
+                    f"{expected}.")
+        return (f"each element is {what}: the whole input in one element. Give from_tensor_slices the items "
+                f"themselves (one level less nesting), so that each element is {expected}.")
+    return f"each element is {what}; expected {expected} per element."
+
+
 def first_mixed_batch(batches: list[list[int]]) -> tuple[int, list[int], list[int]] | None:
     """The first batch that holds ids from two epochs, as (index, ids, epochs)."""
     flat = [i for b in batches for i in b]

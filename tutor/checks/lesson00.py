@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from . import _read
+from . import _read, _stages
 from ._core import fail, shorten
 from .questions import Question
 
@@ -25,9 +25,9 @@ def _check_range(answer) -> str:
         fail("the elements are text (strings such as \"0\"), not numbers. Use tf.data.Dataset.range, or a list "
              "of numbers without quotes.")
     if spec.dtype == tf.bool or not (spec.dtype.is_integer or spec.dtype.is_floating):
-        fail(f"each element is {_read.describe_spec(spec)}; expected _read.whole numbers.")
+        fail(f"each element is {_read.describe_spec(spec)}; expected whole numbers.")
     if spec.shape.rank not in (0, None):
-        fail(_read.from_tensors_hint(spec))
+        fail(_stages.several_values_hint(ds, "one number"))
     values = _read.values(ds, 50)
     numbers = [_read.whole(v) for v in values]
     if numbers == WANT:
@@ -37,7 +37,7 @@ def _check_range(answer) -> str:
     if sorted(map(repr, numbers)) == sorted(map(repr, WANT)):
         fail(f"your dataset gives {values}: the right numbers in a different order. Keep them in order, 0 to 4.")
     if None in numbers:
-        fail(f"your dataset gives {shorten(values, 60)}; expected the _read.whole numbers {WANT}.")
+        fail(f"your dataset gives {shorten(values, 60)}; expected the whole numbers {WANT}.")
     if numbers == list(range(1, 6)):
         fail("your dataset gives [1, 2, 3, 4, 5]: it starts at 1. tf.data.Dataset.range(n) counts from 0, like "
              "Python's range.")

@@ -10,7 +10,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from . import _read
+from . import _read, _stages
 from ._core import fail, shorten
 from .questions import Question
 
@@ -38,7 +38,7 @@ def _check_pairs(answer) -> str:
     if not all(isinstance(s, tf.TensorSpec) for s in spec):
         fail(f"each element is {_read.describe_spec(spec)}; expected (word, length), a string and a number.")
     if word_spec.shape.rank not in (0, None) or length_spec.shape.rank not in (0, None):
-        fail(_read.from_tensors_hint(spec))
+        fail(_stages.several_values_hint(ds, "one (word, length) pair"))
     if _read.is_number_spec(word_spec) and _read.is_text(length_spec):
         fail("the tuple is swapped: each element is (number, word). Put the word first: (word, length), "
              "for example (\"cat\", 3).")
@@ -48,7 +48,7 @@ def _check_pairs(answer) -> str:
         fail("the length is text (a string such as \"3\"), not a number. Build the lengths as numbers: "
              "[len(w) for w in words].")
     if not _read.is_number_spec(length_spec) or length_spec.dtype == tf.bool:
-        fail(f"the second part is {_read.describe_spec(length_spec)}; it should be the word's length, a _read.whole number.")
+        fail(f"the second part is {_read.describe_spec(length_spec)}; it should be the word's length, a whole number.")
     got = _read.values(ds, 20)
     if len(got) != len(WORDS):
         fail(f"expected {len(WORDS)} elements, one per word, got {len(got)}." +
@@ -75,10 +75,10 @@ def _check_ragged(answer) -> str:
              "tf.ragged.constant([[1, 2], [3], [4, 5, 6]]).")
     if spec.shape.rank == 0:
         fail("each element is a single number: the rows were flattened into one list. Slice a ragged tensor, "
-             "tf.ragged.constant(rows), so that each element is one _read.whole row.")
+             "tf.ragged.constant(rows), so that each element is one whole row.")
     got = _read.values(ds, 20)
     if len(got) == 1 and got[0] == ROWS:
-        fail(_read.from_tensors_hint(spec))
+        fail(_stages.several_values_hint(ds, "one row"))
     if len(got) != len(ROWS):
         fail(f"expected {len(ROWS)} elements (one per row), got {len(got)}.")
     if got != ROWS and sorted(map(repr, got)) == sorted(map(repr, ROWS)):
@@ -91,7 +91,7 @@ def _check_ragged(answer) -> str:
             fail(f"element {i} is {row}: padding added zeros that were never in the data. Keep each row its own "
                  "length with tf.ragged.constant.")
         fail(f"element {i} is {shorten(row, 40)}; expected {want}.")
-    return "each row keeps its own length: tf.ragged.constant made that possible."
+    return "each element is one row, and each row keeps its own length."
 
 
 # ------------------------------------------------------------------ q3: (x, (y1, y2))

@@ -69,7 +69,7 @@ def _check_static(answer) -> str:
     batches = _read.id_batches(ds, 50)
     want = [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
     if batches == want:
-        return "element_spec has shape (3,): every batch has exactly 3 elements, and the leftover 9 was dropped."
+        return "element_spec has shape (3,): every batch has exactly 3 elements" + _leftover(ds, batches) + "."
     if len(batches) > 3 and batches[:3] == want:
         fail(f"your dataset gives {len(batches)} batches; expected 3, from one pass over range(10). Leave "
              "repeat() out.")
@@ -78,6 +78,22 @@ def _check_static(answer) -> str:
         fail(f"the batches are {shorten(batches, 60)}: ids of range(10) out of order. Keep range(10) in order "
              "(no shuffle).")
     fail(f"the batches are {shorten(batches, 60)}; expected {want} from range(10), with 9 dropped.")
+
+
+def _leftover(ds: tf.data.Dataset, batches: list[list[int]]) -> str:
+    """What the last batch stage dropped, read from its own input: ", and the leftover 9 was dropped"."""
+    found = [s for s in _stages.stages(ds) if s.kind == "batch" and s.params.get("drop_remainder")]
+    upstream = getattr(found[-1].dataset, "_input_dataset", None) if found else None
+    if upstream is None or _read.ids_spec_problem(upstream.element_spec, batched=False):
+        return ""
+    batched = {i for b in batches for i in b}
+    dropped = [i for i in (int(v) for v in _read.elements(upstream, 50)) if i not in batched]
+    if not dropped:
+        return f": your input has no leftover ({len(batched)} ids make {len(batches)} full batches), so " \
+               "drop_remainder=True only promises the static shape"
+    if len(dropped) == 1:
+        return f", and the leftover {dropped[0]} was dropped"
+    return f", and the leftovers {', '.join(map(str, dropped))} were dropped"
 
 
 # ------------------------------------------------------------------ q3
@@ -140,6 +156,7 @@ predict_sizes = PredictQuestion(
     first_difference=True,
     hints=["repeat(3) first makes one stream of 30 elements; batch(7) then cuts that stream into 7s.",
            "30 = 7 + 7 + 7 + 7 + 2."],
+    answer_name="prediction",
 )
 
 q1 = Question(

@@ -39,6 +39,7 @@ predict_first = SetPrediction(
     code="tf.data.Dataset.range(50).shuffle(10), reshuffled 300 times",
     hints=["Before it emits anything, shuffle(10) fills its buffer with the first 10 elements.",
            "The first element out is picked from the buffer only."],
+    answer_name="prediction",
 )
 
 
@@ -131,6 +132,11 @@ def _check_shuffle_examples(answer) -> str:
     if flat[:20] == flat[20:]:
         fail("both epochs came out in the same order. Leave reshuffle_each_iteration at its default (True), so "
              "that every epoch gets a new order.")
+    if "repeat" in found and "batch" in found and found.index("repeat") < found.index("batch"):
+        return ("the examples are shuffled, each epoch has its own order, and no batch mixes two epochs. That holds "
+                "here only because 20 is a multiple of 5: with repeat before batch, the batch at the end of an epoch "
+                "takes ids of the next one whenever the epoch size is not a multiple of the batch size. batch before "
+                "repeat keeps epochs apart whatever the sizes.")
     return "the examples are shuffled, each epoch has its own order, and no batch mixes two epochs."
 
 

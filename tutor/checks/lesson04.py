@@ -205,7 +205,7 @@ def _check_q2(answer) -> str:
             fail(f"image {k} differs from ex.smooth(image) (largest difference "
                  f"{float(np.max(np.abs(img - expected))):.3g}): apply ex.smooth and nothing else.")
     return (f"{len(got)} smoothed images, and element_spec knows their shape again {spec.shape.as_list()}: "
-            "py_function ran your NumPy code, ensure_shape restored what it could not know.")
+            "py_function ran your NumPy code, and the static shape it could not know is promised again.")
 
 
 q2 = Question(

@@ -14,8 +14,8 @@ from itertools import groupby
 import numpy as np
 import tensorflow as tf
 
-from . import _read
-from ._core import fail, shorten
+from . import _read, _stages
+from ._core import CheckFailed, fail, shorten
 from .questions import PredictQuestion, Question
 
 #: q6: the two classes, by id. Cats are 0-299, dogs 1000-1099.
@@ -132,6 +132,39 @@ q5 = Question(
 
 
 # ----------------------------------------------------------------------- q6
+#: How many of the sampler's own picks q6 reads to judge its weights, and how far from 1/2 their dog share may be
+#: (an equal mix lands within it for any seed: 0.05 is 4.5 standard deviations of 2,000 fair picks).
+PICKS, TOLERANCE = 2000, 0.05
+
+
+def _upstream(stage) -> list:
+    """Every stage that feeds ``stage``, nearest first."""
+    found, todo = [], list(stage.inputs)
+    while todo:
+        s = todo.pop(0)
+        if all(s is not f for f in found):
+            found.append(s)
+            todo.extend(s.inputs)
+    return found
+
+
+def _dog_share_of_picks(stage) -> float | None:
+    """The share of a sampler's own picks that go to the dogs, from PICKS draws of its selector; None if unreadable."""
+    sampler = stage.dataset
+    selector, inputs = getattr(sampler, "_selector_input", None), getattr(sampler, "_data_inputs", None)
+    if selector is None or not inputs:
+        return None
+    try:
+        firsts = [_read.elements(d.take(1), 1) for d in inputs]
+        picks = [int(v) for v in _read.elements(selector.take(PICKS), PICKS)]
+    except CheckFailed:
+        return None
+    if len(picks) < PICKS:  # picks given by a short dataset: the outcome decides
+        return None
+    dogs = {k for k, first in enumerate(firsts) if first and int(np.ravel(first[0])[0]) >= DOG_IDS}
+    return sum(p in dogs for p in picks) / len(picks)
+
+
 def _check_balanced(answer) -> str:
     ds = _read.dataset(answer)
     spec = ds.element_spec
@@ -146,21 +179,36 @@ def _check_balanced(answer) -> str:
         fail("some ids come out twice; each cat and each dog should come out at most once (no repeat).")
     dogs = sum(i >= DOG_IDS for i in ids)
     cats = len(ids) - dogs
-    if cats == N_CATS and dogs == N_DOGS:
-        fail("all 300 cats and all 100 dogs came out: the stream went on after the dogs ran out. Pass "
-             "stop_on_empty_dataset=True so that it ends when a source it picks is empty.")
+    samplers = [s for s in _stages.stages(ds) if s.kind == "directed_interleave"]
+    if not samplers:
+        whole = f"all {cats} cats and all {dogs} dogs come out, 3 cats for every dog. " \
+            if (cats, dogs) == (N_CATS, N_DOGS) else ""
+        fail(f"your stream picks no source at random: {whole}Mix the two datasets with "
+             "tf.data.Dataset.sample_from_datasets([cats, dogs], ...), which picks the source of every element.")
+    sampler = samplers[-1]
+    cut = [s for s in _upstream(sampler) if s.kind in _stages.CUTS]
+    if cut:
+        fail(f"a source is cut before the mix ({cut[0].label}): the question asks for both datasets as they are. "
+             "Let stop_on_empty_dataset=True end the stream when the dogs run out.")
+    if getattr(sampler.dataset, "_stop_on_empty_dataset", True) is False or (cats, dogs) == (N_CATS, N_DOGS):
+        fail(f"{cats} cats and {dogs} dogs came out: the stream went on after the dogs ran out, with cats only. "
+             "Pass stop_on_empty_dataset=True so that it ends when a source it picks is empty.")
     if cats < N_CATS and dogs < N_DOGS:
         fail(f"the stream ended after {cats} cats and {dogs} dogs, before either ran out. Do not cut it with "
              "take(); let stop_on_empty_dataset=True end it.")
-    share = dogs / len(ids)
-    if not 0.35 <= share <= 0.65:
-        fail(f"{share:.0%} of your elements are dogs. With a pick of 1/2 each, about half should be: give both "
-             "datasets the same weight, e.g. weights=[0.5, 0.5].")
+    share = _dog_share_of_picks(sampler)
+    if share is not None and abs(share - 0.5) > TOLERANCE:
+        fail(f"your sampler picks the dogs {share:.0%} of the time and the cats {1 - share:.0%}: that is not "
+             "half-and-half. Give both datasets the same weight, e.g. weights=[0.5, 0.5] (or leave weights out).")
+    if share is None and not 0.35 <= dogs / len(ids) <= 0.65:
+        fail(f"{dogs / len(ids):.0%} of your elements are dogs. With a pick of 1/2 each, about half should be: give "
+             "both datasets the same weight, e.g. weights=[0.5, 0.5].")
     longest = max(len(list(run)) for _, run in groupby(i >= DOG_IDS for i in ids))
     if longest < 3:
         fail("cats and dogs strictly take turns: that is a fixed pattern, not a random pick. Use "
              "tf.data.Dataset.sample_from_datasets.")
-    return f"a random half-and-half mix that ended when the dogs ran out ({cats} cats, {dogs} dogs)."
+    ended = "the dogs ran out" if dogs == N_DOGS else "the cats ran out"
+    return f"a random half-and-half mix that ended as soon as {ended} ({cats} cats, {dogs} dogs)."
 
 
 q6 = Question(

@@ -71,8 +71,6 @@ q1 = FunctionQuestion(
 
     def fast_pipeline(source):
         return source.map(ex.decode).cache().repeat(3).map(ex.augment).batch(4)
-
-    answer = fast_pipeline
     """,
     name="fast_pipeline",
     source=exercise_source,

@@ -98,8 +98,6 @@ q1 = FunctionQuestion(
 
     def fixed(source):
         return source.map(ex.decode).cache().shuffle(12, seed=0).repeat(3).map(ex.augment).batch(4)
-
-    answer = fixed
     """,
     name="fixed",
     source=exercise_source,

@@ -282,8 +282,8 @@ CHOICES = {
     "d": "There is no prefetch at the end, so the map cannot run two calls at once.",
 }
 _WHY = {
-    "b": "the same AUTOTUNE map loaded several sleeping samples at once (the ParallelMapV2 row had several lanes). The "
-         "pure-Python calls start together too; they just take turns holding the GIL.",
+    "b": "even where AUTOTUNE starts several calls at once, pure-Python calls take "
+         "turns holding the GIL, so they cannot compute at the same time whatever num_parallel_calls is.",
     "c": "the generator only yields small indices here; the heavy work is in the map.",
     "d": "a parallel map starts several calls at once with or without a prefetch after it; prefetch lets the "
          "pipeline run ahead of its consumer.",

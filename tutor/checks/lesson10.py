@@ -151,13 +151,14 @@ q1 = Question(
         "A length that changes from record to record needs tf.io.VarLenFeature(dtype).",
     ],
     solution="""
-        answer = {
+        spec_answer = {
             "id": tf.io.FixedLenFeature([], tf.int64),
             "position": tf.io.FixedLenFeature([2], tf.float32),
             "caption": tf.io.FixedLenFeature([], tf.string),
             "tags": tf.io.VarLenFeature(tf.int64),
         }
     """,
+    answer_name="spec_answer",
 )
 
 

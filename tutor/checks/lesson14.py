@@ -107,10 +107,30 @@ def _check_grain_pipeline(answer: Any) -> str:
              "two epochs together. Shuffle first, then repeat.")
     if first == list(range(20)):
         fail("the first epoch comes out in order 0, 1, 2, ...: add .shuffle(seed=0).")
+    if all(sorted(b) == list(range(b[0] // 5 * 5, b[0] // 5 * 5 + 5)) for b in batches):
+        fail(f"every batch still holds 5 consecutive ids, like {sorted(batches[0])}: your shuffle comes after "
+             "batch, so it shuffles whole batches. Move shuffle before batch.")
     if first == second:
         fail("both epochs come out in the same order. Put repeat after shuffle: Grain then draws a new "
              "permutation for every epoch.")
-    return "every id once per epoch, batches of 5, and each epoch in its own order."
+    done = "every id once per epoch, batches of 5, and each epoch in its own order."
+    if _repeats_before_batch(answer):
+        return (done + " That holds here only because 20 is a multiple of 5: with repeat before batch, the batch "
+                "at the end of an epoch takes ids of the next one whenever the epoch size is not a multiple of "
+                "the batch size. batch before repeat keeps epochs apart whatever the sizes.")
+    return done
+
+
+def _repeats_before_batch(ds: Any) -> bool:
+    """True when a Grain pipeline repeats before it batches (read from its parents, output first)."""
+    names = []
+    while ds is not None and len(names) < 100:
+        names.append(type(ds).__name__)
+        parents = getattr(ds, "parents", None) or ()
+        ds = parents[0] if parents else None
+    batch = next((k for k, n in enumerate(names) if "Batch" in n), None)
+    repeat = next((k for k, n in enumerate(names) if "Repeat" in n), None)
+    return batch is not None and repeat is not None and repeat > batch
 
 
 # ------------------------------------------------------------------ q2: a map that runs on any Keras backend

@@ -14,8 +14,13 @@ A lesson module (``lessonNN.py``) only declares its questions with these types a
 """
 from __future__ import annotations
 
+import itertools
 import textwrap
+from collections.abc import Iterable
 from typing import Any, Callable, Sequence
+
+import numpy as np
+import tensorflow as tf
 
 from ..reading import ReadTimeout
 from . import _read
@@ -47,14 +52,19 @@ class Question:
         ``context() -> dict``: the names the lesson's setup cells define and the
         solution uses (``csv_path``, ``image_root``); :meth:`solution_answer` runs
         the solution with them, as the notebook would.
+    answer_name : str
+        The variable the lesson's exercise cell checks (``answer``, ``spec_answer``,
+        ``prediction``): the solution assigns that name, as the learner's cell does.
     """
 
     takes_function = False
 
     def __init__(self, title: str, checker: Callable[[Any], str], hints: Sequence[str], solution: str, *,
-                 takes_function: bool | None = None, context: Callable[[], dict] | None = None):
+                 takes_function: bool | None = None, context: Callable[[], dict] | None = None,
+                 answer_name: str = "answer"):
         self.title = title
         self.context = context
+        self.answer_name = answer_name
         self._checker = checker
         self.hints = list(hints)
         self.solution_code = textwrap.dedent(solution).strip()
@@ -113,7 +123,7 @@ class Question:
             return Text("Solution", f"the solution could not be computed here: {explain_error(exc)}")
 
     def solution_answer(self) -> Any:
-        """Run the solution code and return the ``answer`` it defines (used by the tests)."""
+        """Run the solution code and return the value it gives ``answer_name`` (used by the tests)."""
         import sys
 
         import numpy as np
@@ -122,9 +132,9 @@ class Question:
         tutor = sys.modules[__name__.partition(".")[0]]  # the package this module belongs to, loaded already
         namespace: dict[str, Any] = {"tf": tf, "np": np, "tutor": tutor, **(self.context() if self.context else {})}
         exec(self.solution_code, namespace)
-        if "answer" not in namespace:
-            raise RuntimeError(f"{self.title}: the solution code does not define `answer`.")
-        return namespace["answer"]
+        if self.answer_name not in namespace:
+            raise RuntimeError(f"{self.title}: the solution code does not define `{self.answer_name}`.")
+        return namespace[self.answer_name]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.title!r})"
@@ -135,6 +145,7 @@ class FunctionQuestion(Question):
 
     The checker reads the function's dataset with ``question.dataset_of(answer)``, which calls it on a fresh
     ``source()`` and says in a sentence what went wrong (a dataset passed instead, ``return`` forgotten).
+    The lesson's cell checks the function by its ``name``, so the solution defines that function.
     """
 
     takes_function = True
@@ -142,7 +153,7 @@ class FunctionQuestion(Question):
     def __init__(self, title: str, checker: Callable[[Any], str], hints: Sequence[str], solution: str, *,
                  name: str, source: Callable[[], Any]):
         self.name, self.source = name, source
-        super().__init__(title, checker, hints, solution)
+        super().__init__(title, checker, hints, solution, answer_name=name)
 
     def check(self, answer: Any = ...) -> Result:
         if _read.is_function(answer):
@@ -173,6 +184,37 @@ def questions_in(module: Any) -> dict[str, Question]:
     return {name: value for name, value in sorted(vars(module).items()) if isinstance(value, Question)}
 
 
+#: The most items a prediction given as a generator or iterator is read to.
+PREDICTION_LIMIT = 10_000
+
+
+def as_prediction(value: Any) -> Any:
+    """A predicted value as plain Python: every non-string iterable of values reads as a list.
+
+    ``range(3)``, ``dict.keys()``, a generator, a tuple, a NumPy array and an
+    eager tensor all read as the list ``[0, 1, 2]``, nested ones as lists of
+    lists; a set stays a set (it has no order), and numbers, strings and dicts
+    stay what they are (see :func:`tutor.checks._read.plain`).
+
+    >>> as_prediction(range(3)), as_prediction({5: "a", 6: "b"}.keys()), as_prediction(x * 2 for x in range(3))
+    ([0, 1, 2], [5, 6], [0, 2, 4])
+    >>> as_prediction([range(2), (2, 3)])
+    [[0, 1], [2, 3]]
+    """
+    if value is None or isinstance(value, (str, bytes, dict, set, frozenset, np.ndarray, np.generic, int, float)):
+        return plain(value)
+    if tf.is_tensor(value) and hasattr(value, "numpy"):
+        return plain(value.numpy())
+    if isinstance(value, (list, tuple, range)):
+        return [as_prediction(v) for v in value]
+    if isinstance(value, Iterable) and not _read.is_dataset(value) and not isinstance(value, tf.data.Iterator):
+        items = list(itertools.islice(iter(value), PREDICTION_LIMIT + 1))
+        if len(items) > PREDICTION_LIMIT:
+            fail(f"your prediction goes on for more than {PREDICTION_LIMIT:,} items: write it as a list.")
+        return [as_prediction(v) for v in items]
+    return plain(value)
+
+
 def describe_difference(predicted: Any, actual: Any, *, row: str = "row", first_difference: bool = False) -> str | None:
     """``None`` when ``predicted`` equals ``actual``; otherwise one sentence saying what differs.
 
@@ -186,7 +228,7 @@ def describe_difference(predicted: Any, actual: Any, *, row: str = "row", first_
     >>> describe_difference([[4, 5], [6, 7]], [4, 5])
     'the answer is one flat list of 2 items; you predicted a list of lists [[4, 5], [6, 7]]. Write the items in one list.'
     """
-    predicted, actual = plain(predicted), plain(actual)
+    predicted, actual = as_prediction(predicted), as_prediction(actual)
     if predicted == actual:
         return None
     if not isinstance(actual, list):
@@ -216,11 +258,13 @@ def describe_difference(predicted: Any, actual: Any, *, row: str = "row", first_
     extra = _minus(predicted, actual)
     missing = _minus(actual, predicted)
     parts = []
-    if extra:
+    if extra:  # the learner's own items: naming a few gives nothing away
         parts.append(f"{_list(extra)} {'is' if len(extra) == 1 else 'are'} not in it" +
                      (" (or not that often)" if any(x in actual for x in extra) else ""))
-    if missing:
-        parts.append(f"{_list(missing)} {'is' if len(missing) == 1 else 'are'} missing")
+    if missing:  # the answer's items: say how many, and one of them only when that leaves others to find
+        such = f", such as {shorten(missing[0], 30)}" if len(missing) > 2 else ""
+        parts.append(f"{_count(len(missing), 'item')} of the answer {'is' if len(missing) == 1 else 'are'} "
+                     f"missing{such}")
     return "; ".join(parts) + "."
 
 
@@ -246,7 +290,13 @@ def _count(n: int, noun: str) -> str:
 
 
 def _list(items: Sequence[Any]) -> str:
-    return shorten(items[0], 30) if len(items) == 1 else shorten(items, 60)
+    """One item, a few, or the count and the first few: never a cut-off text."""
+    if len(items) == 1:
+        return shorten(items[0], 30)
+    text = repr(items)
+    if len(items) <= 6 and len(text) <= 60:
+        return text
+    return f"{len(items)} of your items, such as {', '.join(shorten(i, 20) for i in items[:3])},"
 
 
 class PredictQuestion(Question):
@@ -272,6 +322,12 @@ class PredictQuestion(Question):
     first_difference : bool
         When the right items come in a different order, also say which position
         differs first (for questions about an order: interleave, choose_from_datasets).
+    answer_name : str
+        The variable the lesson's cell passes (``answer`` or ``prediction``); the solution assigns it.
+
+    A prediction may be written in any plain form: a list, a tuple, ``range(...)``,
+    a NumPy array, dict keys or a generator all read as the same list
+    (:func:`as_prediction`).
 
     >>> q = PredictQuestion("first two", lambda: tf.data.Dataset.range(5), truth=lambda xs: xs[:2], ask="the first two ids")
     >>> q.check([0, 1]).passed, "in a different order" in q.check([1, 0]).message
@@ -282,11 +338,12 @@ class PredictQuestion(Question):
 
     def __init__(self, title: str, pipeline: Callable[[], Any], *, truth: Callable[[list], Any] | None = None,
                  ask: str = "what the pipeline produces", code: str | None = None, row: str = "element",
-                 hints: Sequence[str] = (), max_elements: int = 1000, first_difference: bool = False):
+                 hints: Sequence[str] = (), max_elements: int = 1000, first_difference: bool = False,
+                 answer_name: str = "answer"):
         self.pipeline, self.truth, self.ask, self.code, self.row = pipeline, truth, ask, code, row
         self.first_difference = first_difference
         self.max_elements = max_elements
-        super().__init__(title, self._score, hints=list(hints), solution="")
+        super().__init__(title, self._score, hints=list(hints), solution="", answer_name=answer_name)
 
     def actual(self) -> Any:
         """Run the pipeline and return the right prediction."""
@@ -296,16 +353,19 @@ class PredictQuestion(Question):
     @property
     def solution_code(self) -> str:  # computed from the real pipeline, so it can never go stale
         comment = f"# {self.ask}" + (f", for {self.code}" if self.code else "")
-        return f"{comment}\nanswer = {self.actual()!r}"
+        return f"{comment}\n{self.answer_name} = {self.actual()!r}"
 
     @solution_code.setter
     def solution_code(self, value: str) -> None:  # Question.__init__ sets it; the property computes it
         pass
 
-    def _score(self, prediction: Any) -> str:
-        if _read.is_function(prediction) or _read.is_dataset(prediction):
+    def _refuse_pipelines(self, prediction: Any) -> None:
+        if _read.is_function(prediction) or _read.is_dataset(prediction) or isinstance(prediction, tf.data.Iterator):
             fail(f"write down your prediction as a value ({self.ask}), not a pipeline: the point is to guess "
                  "before running it.")
+
+    def _score(self, prediction: Any) -> str:
+        self._refuse_pipelines(prediction)
         difference = describe_difference(prediction, self.actual(), row=self.row,
                                           first_difference=self.first_difference)
         if difference is not None:
@@ -317,10 +377,12 @@ class SetPrediction(PredictQuestion):
     """A prediction of a set of numbers: order and repeats in the answer do not matter."""
 
     def _score(self, prediction: Any) -> str:
-        import numpy as np
-
-        if isinstance(prediction, (set, frozenset, tuple, list, np.ndarray)):
-            items = prediction.ravel().tolist() if isinstance(prediction, np.ndarray) else list(prediction)
-            if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in items):
-                prediction = sorted({plain(v) for v in items})
-        return super()._score(prediction)
+        self._refuse_pipelines(prediction)
+        if isinstance(prediction, np.ndarray):
+            prediction = prediction.ravel()
+        value = as_prediction(prediction)
+        if isinstance(value, (set, frozenset)):
+            value = list(value)
+        if isinstance(value, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+            value = sorted({plain(v) for v in value})
+        return super()._score(value)
