@@ -65,7 +65,7 @@ def test_import_tutor_loads_no_widgets(fresh_tutor):
 
 
 def test_the_top_level_stays_simple():
-    allowed = {"tutor", "notebooks", "tests", "binder", "benchmarks", "tools", "book", "README.md", "CONTRIBUTING.md",
+    allowed = {"tutor", "notebooks", "tests", "binder", "benchmarks", "tools", "book", "locale", "README.md", "CONTRIBUTING.md",
                "requirements.txt", "Makefile", "pyproject.toml", "LICENSE"}
     tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True, cwd=ROOT, check=True).stdout.split()
     top = {name.split("/")[0] for name in tracked if not name.startswith(".")}

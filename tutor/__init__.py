@@ -59,6 +59,7 @@ from .usage import MemoryDisplay  # noqa: E402
 from .bench import time_pipeline  # noqa: E402
 from .env import env_report  # noqa: E402
 from .errors import short_errors  # noqa: E402
+from .i18n import set_language  # noqa: E402
 from .leakage import check_leakage  # noqa: E402
 from .reading import take_elements  # noqa: E402
 from .stats import shuffle_stats  # noqa: E402
@@ -112,6 +113,7 @@ __all__ = [
     "inspect_record",
     "presentation",
     "profile",
+    "set_language",
     "short_errors",
     "shuffle_stats",
     "take_elements",

@@ -20,6 +20,8 @@ from pathlib import Path
 import tensorflow as tf
 
 from . import render
+from .i18n import N_, ljust, ngettext, width
+from .i18n import gettext as _
 
 
 class EnvReport:
@@ -32,8 +34,8 @@ class EnvReport:
         return dict(self.rows)
 
     def __str__(self) -> str:
-        width = max(len(k) for k, _ in self.rows)
-        return "\n".join(f"{k:<{width}}  {v}" for k, v in self.rows)
+        columns = max(width(k) for k, _v in self.rows)
+        return "\n".join(f"{ljust(k, columns)}  {v}" for k, v in self.rows)
 
     __repr__ = __str__
 
@@ -41,8 +43,12 @@ class EnvReport:
         return render.table(self.rows)
 
 
+#: What :func:`where_am_i` returns, as the report says it.
+PLACES = {"Colab": "Colab", "Binder": "Binder", "local": N_("local")}
+
+
 def where_am_i() -> str:
-    """'Colab', 'Binder' or 'local'."""
+    """'Colab', 'Binder' or 'local' (the report says it in the current language: ``PLACES``)."""
     if "google.colab" in sys.modules:
         return "Colab"
     if os.environ.get("BINDER_SERVICE_HOST") or os.environ.get("BINDER_REPO_URL") or os.environ.get("BINDER_LAUNCH_HOST"):
@@ -53,24 +59,26 @@ def where_am_i() -> str:
 def env_report(data_source: bool = True) -> EnvReport:
     """Collect versions, CPU/GPU devices, widget support and the digit source.
 
-    Never raises: a missing optional package shows as "not installed".
+    Never raises: a missing optional package shows as "not installed". The
+    labels and sentences are in the language of :func:`tutor.set_language`.
 
     >>> "TensorFlow" in env_report(data_source=False).as_dict()
     True
     """
     gpus = tf.config.list_physical_devices("GPU")
     rows = [
-        ("running on", where_am_i()),
+        # Translators: the first row of lesson 00's environment report: Colab, Binder or "local".
+        (_("running on"), _(PLACES[where_am_i()])),
         ("Python", platform.python_version()),
         ("TensorFlow", tf.__version__),
         ("Keras", _keras_version()),
         ("CPU", cpu_report().sentence),
-        ("GPU", ", ".join(g.name for g in gpus) if gpus else "none (CPU only: every lesson still works)"),
-        ("ipywidgets", _version("ipywidgets") + _frontend_note()),
+        ("GPU", ", ".join(g.name for g in gpus) if gpus else _("none (CPU only: every lesson still works)")),
+        ("ipywidgets", _widgets_version()),
         ("matplotlib", _version("matplotlib")),
     ]
     if data_source:
-        rows.append(("digit images", digit_source()))
+        rows.append((_("digit images"), digit_source()))
     return EnvReport(rows)
 
 
@@ -80,17 +88,17 @@ def digit_source() -> str:
 
     digits = data.digits(n=10)
     if digits.source == "keras":
-        return "MNIST, from keras.datasets"
-    why = ("MNIST could not be downloaded" if digits.fallback
+        return _("MNIST, from keras.datasets")
+    why = (_("MNIST could not be downloaded") if digits.fallback
            else f"{data.ENV_VAR}={os.environ.get(data.ENV_VAR, '').strip().lower()}")
-    return f"offline look-alikes drawn from the fonts that matplotlib ships ({why})"
+    return _("offline look-alikes drawn from the fonts that matplotlib ships ({why})").format(why=why)
 
 
 def _version(module: str) -> str:
     try:
         return __import__(module).__version__
     except ImportError:
-        return "not installed"
+        return _("not installed")
 
 
 def _keras_version() -> str:
@@ -99,16 +107,16 @@ def _keras_version() -> str:
 
         return keras.__version__
     except Exception:  # pragma: no cover - keras always ships with TF >= 2.16
-        return "not installed"
+        return _("not installed")
 
 
-def _frontend_note() -> str:
+def _widgets_version() -> str:
+    version = _version("ipywidgets")
     try:
         import jupyterlab_widgets  # noqa: F401
-
-        return " (JupyterLab front end installed)"
     except ImportError:
-        return ""
+        return version
+    return _("{version} (JupyterLab front end installed)").format(version=version)
 
 
 # ----------------------------------------------------------------------------- CPU time
@@ -146,7 +154,7 @@ class CpuReport:
 
     @property
     def limited_by(self) -> str:
-        """'a quota', 'the affinity' or 'no limit': what sets :attr:`available`."""
+        """'a quota', 'the affinity' or 'no limit': what sets :attr:`available` (in English, whatever the language)."""
         if self.quota is not None and self.quota <= min(self.affinity, self.host_cores):
             return "a quota"
         return "the affinity" if self.affinity < self.host_cores else "no limit"
@@ -155,10 +163,14 @@ class CpuReport:
     def sentence(self) -> str:
         """One line, e.g. '1.0 CPU of time (a quota) on a host with 16 cores; TensorFlow sizes its thread pools for 16'."""
         n = self.available
-        why = {"a quota": "a quota", "no limit": "no quota: every core",
-               "the affinity": f"the affinity: {self.affinity} of the cores"}[self.limited_by]
-        return (f"{n:.1f} CPU{'' if n == 1 else 's'} of time ({why}) on a host with {self.host_cores} "
-                f"core{'' if self.host_cores == 1 else 's'}; TensorFlow sizes its thread pools for {self.tensorflow_threads}")
+        why = {"a quota": _("a quota"), "no limit": _("no quota: every core"),
+               "the affinity": _("the affinity: {affinity} of the cores").format(affinity=self.affinity)}
+        # Translators: how much CPU time this process may use, e.g. "1.0 CPU of time", "2.0 CPUs of time".
+        cpus = ngettext("{cpus} CPU of time", "{cpus} CPUs of time", 1 if n == 1 else 2).format(cpus=f"{n:.1f}")
+        return ngettext("{cpus} ({why}) on a host with {cores} core; TensorFlow sizes its thread pools for {threads}",
+                        "{cpus} ({why}) on a host with {cores} cores; TensorFlow sizes its thread pools for {threads}",
+                        self.host_cores).format(cpus=cpus, why=why[self.limited_by], cores=self.host_cores,
+                                                threads=self.tensorflow_threads)
 
     def __str__(self) -> str:
         return "CPU: " + self.sentence
@@ -222,7 +234,7 @@ def cgroup_quota(proc: Path | None = None, root: Path | None = None) -> float | 
         parts = line.split(":", 2)
         if len(parts) != 3:
             continue
-        _, controllers, path = parts
+        _hierarchy, controllers, path = parts
         if controllers == "":
             for mount, mount_root in mounts.get("v2", []):
                 limits += _limits_up(mount, _relative(path, mount_root), _v2_limit)
@@ -240,7 +252,7 @@ def _cgroup_mounts(proc: Path, root: Path) -> dict[str, list[tuple[Path, str]]]:
     except OSError:
         text = ""
     for line in text.splitlines():
-        left, _, right = line.partition(" - ")
+        left, _dash, right = line.partition(" - ")
         fields, extra = left.split(), right.split()
         if len(fields) < 5 or len(extra) < 3:
             continue

@@ -1,6 +1,8 @@
 """Colours and the projector-friendly presentation mode (the explorers' figure layout is in ``tutor.widgets.layout``)."""
 from __future__ import annotations
 
+from .i18n import gettext as _
+
 
 #: Okabe-Ito: eight colours that stay distinct for colour-blind readers.
 OKABE_ITO = (
@@ -51,7 +53,7 @@ def presentation(on: bool = True) -> bool:
 
     global _saved_rc
     if not isinstance(on, bool):
-        raise TypeError(f"presentation expects True or False, got {on!r}.")
+        raise TypeError(_("presentation expects True or False, got {value}.").format(value=repr(on)))
     if on and _saved_rc is None:
         _saved_rc = {k: mpl.rcParams[k] for k in _PRESENTATION_RC}
         mpl.rcParams.update(_PRESENTATION_RC)
