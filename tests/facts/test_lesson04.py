@@ -208,6 +208,13 @@ def test_a_plain_stateless_map_runs_in_parallel_on_its_own():
     assert run_meeting(stateless_numpy_function, four_threads()) is True
 
 
+def test_with_a_pool_of_one_thread_the_stateless_map_runs_one_call_at_a_time():
+    # "where TensorFlow's thread pool has more than one thread": the pool, not the rewrite, is then the limit
+    one_thread = tf.data.Options()
+    one_thread.threading.private_threadpool_size = 1
+    assert run_meeting(stateless_numpy_function, one_thread) is False
+
+
 def test_a_py_function_map_stays_one_call_at_a_time():
     # py_function is a stateful op, and map_parallelization only rewrites stateless maps
     assert run_meeting(py_function, four_threads()) is False
