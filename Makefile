@@ -12,7 +12,7 @@ unexport PYTHONDONTWRITEBYTECODE
 export TUTOR_DATA_SOURCE ?= synthetic
 export TF_CPP_MIN_LOG_LEVEL ?= 3
 
-.PHONY: lab test check-tools quick unit nbval browser envs notebooks links benchmarks clean
+.PHONY: lab test check-tools quick unit nbval browser envs notebooks links benchmarks clean editions editions-nbval
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,7 @@ lab: $(STAMP)
 # lesson 05 on the legacy tensorflow-addons stack, the Colab stack, and a real browser. The schedule and why it is
 # so: CONTRIBUTING.md, "Commands"; its measured times: benchmarks/README.md.
 test: check-tools $(STAMP)
-	$(MAKE) --no-print-directory -j4 --output-sync=target binder-env colab-env unit browser legacy-env BINDER_QUOTA=0
+	$(MAKE) --no-print-directory -j4 --output-sync=target binder-env colab-env unit browser legacy-env editions-nbval BINDER_QUOTA=0
 
 # What make test needs besides Python 3.11 and make: one sentence per missing thing, before anything is installed.
 check-tools:
@@ -52,7 +52,19 @@ quick: $(STAMP)
 # in the Binder venv's kernel and twice in one kernel, and that is what `make test` runs.
 NBVAL := -m pytest -p tests.conftest -q -p no:cacheprovider --nbval --nbval-sanitize-with tests/sanitize.cfg
 nbval: $(STAMP)
-	$(PY) $(NBVAL) --nbval-current-env notebooks
+	$(PY) $(NBVAL) --nbval-current-env notebooks/*.ipynb
+
+# The Japanese and Chinese editions (CONTRIBUTING.md, "Editions"): notebooks/<lang>/ and book/<lang>/ rebuilt from the
+# English and the catalogs in locale/, tutor's catalogs compiled, and the edition notebooks' outputs re-recorded.
+# `python -m tools.editions check` (a unit test runs it) fails on anything missing, outdated or different.
+editions: $(STAMP)
+	$(PY) -m tools.editions build --execute
+
+# Every edition lesson once under nbval in .venv's kernel, compared with its committed outputs, then its exercises
+# checked with their solutions, in its language (binder-env runs the English lessons twice; an edition has their code).
+editions-nbval: $(STAMP)
+	$(if $(wildcard notebooks/ja/*.ipynb notebooks/zh/*.ipynb),$(PY) $(NBVAL) -p tools.nbval_twice --nbval-current-env \
+		--check-exercises $(wildcard notebooks/ja/*.ipynb notebooks/zh/*.ipynb),@echo "no edition notebooks")
 
 # Re-execute notebooks and store their outputs (run after editing a lesson): make notebooks [LESSONS="notebooks/03_*.ipynb"]
 LESSONS ?= notebooks/*.ipynb
@@ -63,6 +75,7 @@ notebooks: $(STAMP)
 # or at a fork: make links REPO=you/your-fork REF=main
 links: $(STAMP)
 	$(PY) -m tools.links $(if $(REPO),--repo $(REPO)) $(if $(REF),--ref $(REF))
+	$(PY) -m tools.editions build
 
 # Every environment and build folder the targets above make.
 clean:
@@ -103,7 +116,7 @@ binder-env: $(BINDER_VENV)/.installed $(STAMP)
 	$(INSTALL_LOCK) env PATH="$(CURDIR)/$(BINDER_VENV)/bin:$$PATH" binder/postBuild
 	binder/start $(BINDER_VENV)/bin/python tests/envs/check_binder.py
 	binder/start $(PY) $(NBVAL) -p tools.nbval_twice --kernel-python $(BINDER_VENV)/bin/python --run-twice \
-		--check-exercises notebooks
+		--check-exercises notebooks/*.ipynb
 ifeq ($(BINDER_QUOTA),1)
 	binder/start $(BINDER_VENV)/bin/python tests/envs/check_binder.py --quota
 else

@@ -13,7 +13,7 @@ in the main venv, then twice more for the Binder check)::
 * ``--run-twice``: after a notebook's last cell, one more item runs every code cell again in the same
   kernel, as a learner who presses "Run All" a second time does; a cell that raises there fails it. nbval
   compares the first pass with the committed outputs as usual.
-* ``--check-exercises``: then, still in that kernel, every exercise of the lesson (``tutor.checks.lessonNN``,
+* ``--check-exercises`` (with or without ``--run-twice``): then, still in that kernel, every exercise of the lesson (``tutor.checks.lessonNN``,
   from the notebook's number) is answered with its own solution and checked, as a learner who ran the lesson
   to the end and goes back to the exercises does: each must say "correct", not raise. (Lessons 11 and 13 once
   stopped their service and deleted their data in their last cells, and their exercises then failed.)
@@ -63,7 +63,7 @@ def pytest_configure(config):
         os.environ["JUPYTER_PATH"] = os.pathsep.join([folder, *filter(None, [os.environ.get("JUPYTER_PATH")])])
         config.option.nbval_kernel_name = KERNEL_NAME
         config._tutor_kernel_folder = folder
-    if config.getoption("--run-twice"):
+    if config.getoption("--run-twice") or config.getoption("--check-exercises"):
         config.pluginmanager.register(Weighing(config), "tutor-weighing")
 
 
@@ -200,7 +200,8 @@ class Weighing:
             if isinstance(item, IPyNbCell) and last:
                 cells = [(c.cell_num, c.cell.source) for c in items if isinstance(c, IPyNbCell)
                          and c.parent is item.parent and not c.options.get("skip")]
-                out.append(SecondPass.from_parent(item.parent, name="second run", cells=cells, weighing=self))
+                if config.getoption("--run-twice"):  # the editions run once: their code is the English lessons'
+                    out.append(SecondPass.from_parent(item.parent, name="second run", cells=cells, weighing=self))
                 if config.getoption("--check-exercises"):
                     out.append(ExercisesAfter.from_parent(item.parent, name="exercises after the run"))
         items[:] = out
