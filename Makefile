@@ -14,10 +14,14 @@ export TF_CPP_MIN_LOG_LEVEL ?= 3
 
 .PHONY: lab test check-tools quick unit nbval browser envs notebooks links benchmarks clean editions editions-nbval
 
-$(STAMP): requirements.txt pyproject.toml
+# binder/install-slideshow: the slideshow's settings and the explorers' stand-in in it (see binder/postBuild).
+SLIDESHOW := binder/install-slideshow binder/overrides.json $(wildcard binder/labextensions/*/*.json binder/labextensions/*/static/*)
+
+$(STAMP): requirements.txt pyproject.toml $(SLIDESHOW)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install $(PIP_FLAGS) --upgrade pip
 	$(PY) -m pip install $(PIP_FLAGS) -r requirements.txt
+	env PATH="$(CURDIR)/$(VENV)/bin:$$PATH" binder/install-slideshow
 	$(INSTALL_LOCK) $(PY) -m pip install $(PIP_FLAGS) --no-deps -e .
 	touch $(STAMP)
 
@@ -76,6 +80,31 @@ notebooks: $(STAMP)
 links: $(STAMP)
 	$(PY) -m tools.links $(if $(REPO),--repo $(REPO)) $(if $(REF),--ref $(REF))
 	$(PY) -m tools.editions build
+
+# A classroom (book/en/instructors.md, "A classroom of 30"): the environment Binder builds, from exactly binder/ and
+# without Docker, in .venv-classroom, then JupyterLab on lesson 00 with binder/start's settings. Linux only, as
+# Binder is (tensorflow-cpu). WHEELHOUSE=wheelhouse installs with no network, from what `make wheelhouse` fetched.
+.PHONY: classroom wheelhouse
+CLASSROOM_VENV := .venv-classroom
+WHEELHOUSE ?=
+FROM_WHEELHOUSE = $(if $(WHEELHOUSE),--no-index --find-links $(abspath $(WHEELHOUSE)))
+
+$(CLASSROOM_VENV)/.installed: binder/requirements.txt
+	rm -rf $(CLASSROOM_VENV)
+	$(BINDER_PYTHON) -m venv $(CLASSROOM_VENV)
+	$(CLASSROOM_VENV)/bin/python -m pip install $(PIP_FLAGS) $(FROM_WHEELHOUSE) -r binder/requirements.txt
+	touch $@
+
+# postBuild builds tutor from the checkout: offline, pip finds the build tool (setuptools) in the wheelhouse too.
+classroom: $(CLASSROOM_VENV)/.installed
+	$(INSTALL_LOCK) env PATH="$(CURDIR)/$(CLASSROOM_VENV)/bin:$$PATH" \
+		$(if $(WHEELHOUSE),PIP_NO_INDEX=1 PIP_FIND_LINKS="$(abspath $(WHEELHOUSE))") binder/postBuild
+	binder/start $(CLASSROOM_VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/00_start_here.ipynb
+
+# Every wheel the classroom's environment needs, for this machine's platform and Binder's Python (runtime.txt).
+wheelhouse:
+	$(BINDER_PYTHON) -m pip download --quiet --disable-pip-version-check --only-binary=:all: --dest wheelhouse \
+		-r binder/requirements.txt "$$(sed -n 's/^requires = \["\(.*\)"\]/\1/p' pyproject.toml)"
 
 # Every environment and build folder the targets above make.
 clean:
