@@ -237,7 +237,10 @@ def edition_notebook(source: Source, lang: str, repo: str, ref: str, translated_
                                                                    code_of(_one(cell))):
             cell.outputs, cell.execution_count = before.outputs, before.execution_count
         else:
-            cell.outputs, cell.execution_count = [], None
+            cell.outputs, cell.execution_count, before = [], None, None
+        cell.metadata.pop("execution", None)  # when the edition's own run executed it, not the English one
+        if before is not None and "execution" in before.get("metadata", {}):
+            cell.metadata["execution"] = before.metadata["execution"]
         first_code = False
     head = nb.cells[0]
     notebook = f"{lang}/{source.path.name}"
