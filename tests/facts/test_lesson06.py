@@ -1,4 +1,10 @@
-"""The facts lesson 06 (Reshaping streams) states, checked on real TensorFlow."""
+"""The facts lesson 06 (Reshaping streams) states, checked on real TensorFlow.
+
+Among them: interleave refills an emptied slot when the cycle reaches it; reduce counts class shares for rejection_resample's
+initial_dist, which the sampler takes as a tensor, and the sampler prints its high-rejection warning (up to ten
+lines, to stderr) whenever more than half would be rejected, as it always is for two unequal classes; windows cut
+side by side with batch(drop_remainder=True), and labels from a skip(1) copy zipped to them.
+"""
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -95,6 +101,24 @@ def test_interleave_cycle_length_2_block_length_3_order():
     assert ids(mixed) == [0, 1, 2, 10, 11, 12, 3, 13, 20, 21, 22, 23]
 
 
+def test_interleave_refills_an_emptied_slot_when_the_cycle_reaches_it():
+    """Shard 2 takes shard 0's slot when the cycle comes back to it: after A3 and B3, not when shard 0 runs out."""
+    events = []
+
+    def note(kind, value):
+        events.append((kind, int(value)))
+        return value
+
+    def seen(kind):
+        return lambda x: tf.py_function(lambda v: note(kind, v), [x], tf.int64)
+
+    options = tf.data.Options()
+    options.experimental_optimization.inject_prefetch = False
+    shards = R(3).map(seen("open")).interleave(lambda i: shard(i).map(seen("read")), cycle_length=2, block_length=3)
+    assert ids(shards.with_options(options)) == [0, 1, 2, 10, 11, 12, 3, 13, 20, 21, 22, 23]
+    assert events.index(("read", 3)) < events.index(("read", 13)) < events.index(("open", 2)) < events.index(("read", 20))
+
+
 def test_interleave_with_cycle_length_1_is_flat_map():
     assert ids(R(3).interleave(shard, cycle_length=1)) == ids(R(3).flat_map(shard)) == \
         [0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23]
@@ -184,6 +208,36 @@ def test_rejection_resample_can_repeat_an_example():
     assert stages[-1] == "DirectedInterleaveDataset" and "FilterDataset" in stages
 
 
+def test_reduce_counts_the_class_shares_for_initial_dist():
+    examples = _examples(LABELS)
+    counts = examples.reduce(tf.zeros(2, tf.int64), lambda c, example: c + tf.one_hot(example[1], 2, dtype=tf.int64))
+    assert counts.numpy().tolist() == [17, 3]
+    initial_dist = counts / tf.reduce_sum(counts)
+    counted = examples.rejection_resample(lambda i, label: label, target_dist=[0.5, 0.5], initial_dist=initial_dist,
+                                          seed=0)
+    typed = examples.rejection_resample(lambda i, label: label, target_dist=[0.5, 0.5], initial_dist=[0.85, 0.15],
+                                        seed=0)
+    assert ids(counted) == ids(typed)
+
+
+@pytest.mark.parametrize("target", [[0.5, 0.5], [0.7, 0.3]])
+def test_the_sampler_warns_about_high_rejection_on_stderr_up_to_ten_times(capfd, target):
+    resampled = _examples(LABELS).rejection_resample(lambda i, label: label, target_dist=target,
+                                                     initial_dist=[0.85, 0.15], seed=0)
+    ids(resampled)
+    lines = [line for line in capfd.readouterr().err.splitlines() if "rejected by sampler is high" in line]
+    assert 1 <= len(lines) <= 10
+    # the share rejected, the initial_dist, and the chance of keeping each class (class 0 never, class 1 always)
+    assert lines[0].endswith("Proportion of examples rejected by sampler is high: [0.85][0.85 0.15][0 1]")
+
+
+def test_the_sampler_is_quiet_when_at_most_half_would_be_rejected(capfd):
+    three = [0, 1, 2, 0, 1, 2, 0, 1, 2, 0] * 3  # 40 % of class 0: the filtered copy rejects only those, 0.4 < 0.5
+    ids(_examples(three).rejection_resample(lambda i, label: label, target_dist=[0.3, 0.35, 0.35],
+                                            initial_dist=[0.4, 0.3, 0.3], seed=0))
+    assert "rejected by sampler is high" not in capfd.readouterr().err
+
+
 # ------------------------------------------------------------------ window
 def windows(ds, size, **options):
     return ds.window(size, **options).flat_map(lambda w: w.batch(size))
@@ -206,6 +260,16 @@ def test_window_stride_and_the_default_shift_is_the_size():
 def test_time_series_pairs():
     pairs = windows(R(100, 110), 4, shift=1, drop_remainder=True).map(lambda w: (w[:-1], w[-1]))
     assert ids(pairs.take(3)) == [[[100, 101, 102], 103], [[101, 102, 103], 104], [[102, 103, 104], 105]]
+
+
+def test_windows_side_by_side_from_batch_and_labels_from_a_skipped_copy():
+    series = R(100, 120)
+    chunks = series.batch(5, drop_remainder=True)
+    assert ids(chunks.map(lambda c: (c[:-1], c[1:])).take(1)) == [[[100, 101, 102, 103], [101, 102, 103, 104]]]
+    following = series.batch(5).skip(1).map(lambda c: c[:2])
+    pairs = ids(tf.data.Dataset.zip((chunks, following)))
+    assert pairs == [[[100, 101, 102, 103, 104], [105, 106]], [[105, 106, 107, 108, 109], [110, 111]],
+                     [[110, 111, 112, 113, 114], [115, 116]]]  # four windows, three pairs: zip stops at the shorter
 
 
 # ------------------------------------------------------------------ group_by_window, bucket_by_sequence_length
