@@ -64,6 +64,11 @@ EXAMPLES = {
         tf.data.Dataset.range(3).concatenate(tf.data.Dataset.range(100, 103)).batch(2)),
     "MemoryDisplay": lambda: tutor.MemoryDisplay(["a", "b"], [{"shuffle": 2**20}, {"prefetch": 2**19, "cache": 2**18}],
                                                  [2**20, None], [None, 3 * 2**19]),
+    "TraceViewerDisplay": lambda: tutor.TraceViewerDisplay.from_trace(tutor.tftrace.TraceEvents.from_json({
+        "traceEvents": [{"ph": "M", "pid": 1, "tid": 1, "name": "thread_name", "args": {"name": "python"}},
+                        {"ph": "X", "pid": 1, "tid": 1, "name": "train 0", "ts": 0.0, "dur": 9.0, "args": {}},
+                        {"ph": "X", "pid": 1, "tid": 1, "name": "IteratorGetNextOp::DoCompute", "ts": 1.0,
+                         "dur": 2.0, "args": {}}]}), first_step=0),
     "ComparisonDisplay": lambda: tutor.ShuffleDisplay.compare(
         [tutor.ShuffleDisplay.from_params(n_elements=10, buffer_size=b) for b in (1, 10)], labels=["1", "10"]),
 }
@@ -81,6 +86,7 @@ ARTISTS = {
     "ServiceDiagramDisplay": {"boxes_": dict, "arrows_": list},
     "SourceDisplay": {"cells_": PatchCollection, "texts_": list},
     "MemoryDisplay": {"bars_": dict, "tensors_": Line2D, "rss_": Line2D},
+    "TraceViewerDisplay": {"bars_": dict, "rows_": list, "texts_": list},
     "ComparisonDisplay": {"axes_": list},
 }
 

@@ -11,14 +11,15 @@ The public API at a glance (every name is listed in ``__all__``):
 
 * Displays compute with ``from_*`` and draw with ``plot()``: ``BatchOrderDisplay``,
   ``ShuffleDisplay``, ``AugmentationGridDisplay``, ``RotationTimingDisplay``,
-  ``TimelineDisplay``, ``StepTimeDisplay``, ``HistoryDisplay``,
+  ``TimelineDisplay``, ``TraceViewerDisplay``, ``StepTimeDisplay``, ``HistoryDisplay``,
   ``WorkerOrderDisplay``, ``ServiceDiagramDisplay``, ``SourceDisplay``, ``MemoryDisplay``,
   ``ComparisonDisplay``.
 * Explorers are widgets over the Displays: ``order_explorer``,
   ``shuffle_explorer``, ``augment_explorer``, ``timeline_explorer``, ``sources_explorer``. They load
   ipywidgets only when called.
 * Topic modules: ``augment``, ``bench``, ``checks``, ``data``, ``doctor``, ``env``,
-  ``leakage``, ``service``, ``tfrecord``, ``timeline``, ``training``, ``usage`` (memory
+  ``leakage``, ``service``, ``tfrecord``, ``tftrace`` (TensorFlow's own profile, read as XProf
+  shows it), ``timeline``, ``training``, ``usage`` (memory
   and CPU a pipeline uses), ``verdict`` (the one
   verdict helper, ``tutor.verdict.compare``).
 """
@@ -38,6 +39,7 @@ from . import (  # noqa: E402
     service,
     style,
     tfrecord,
+    tftrace,
     timeline,
     training,
     usage,
@@ -51,6 +53,7 @@ from .order import BatchOrderDisplay  # noqa: E402
 from .service import ServiceDiagramDisplay, WorkerOrderDisplay  # noqa: E402
 from .shuffle import ShuffleDisplay  # noqa: E402
 from .sources import SourceDisplay  # noqa: E402
+from .tftrace import TraceViewerDisplay  # noqa: E402
 from .timeline import TimelineDisplay  # noqa: E402
 from .training import HistoryDisplay, StepTimeDisplay  # noqa: E402
 from .usage import MemoryDisplay  # noqa: E402
@@ -100,6 +103,7 @@ __all__ = [
     "SourceDisplay",
     "StepTimeDisplay",
     "TimelineDisplay",
+    "TraceViewerDisplay",
     "WorkerOrderDisplay",
     # Explorers
     "augment_explorer",
@@ -130,6 +134,7 @@ __all__ = [
     "service",
     "style",
     "tfrecord",
+    "tftrace",
     "timeline",
     "training",
     "usage",
