@@ -476,3 +476,31 @@ def test_vectorized_map_after_batch_runs_once_per_batch():
     b = np.concatenate(list(ds.batch(100).map(lambda x: fn(vectorized.fn(x))).as_numpy_iterator()))
     np.testing.assert_allclose(a, b)
     assert (per_element.n, vectorized.n) == (1000, 10)  # the per-call cost is paid 10 times instead of 1000
+
+
+# ------------------------------------------------------------------ the explorer's pipeline, and the verdict rule
+def test_the_explorer_pipeline_is_2_files_of_2_records_over_2_epochs_and_its_cache_replays_the_second():
+    from tutor.timeline import explorer_pipeline
+
+    start = explorer_pipeline(prefetch=False, num_parallel_calls=1, cache=False, interleave=False, element_ms=0)
+    assert len(list(start.build().as_numpy_iterator())) == 8  # 2 files x 2 records x 2 epochs
+    all_on = explorer_pipeline(prefetch=True, num_parallel_calls=2, cache=True, interleave=True, element_ms=0)
+    events = T.record(all_on, steps=8, label="all on").events
+    per_stage_epoch = {}
+    for e in events:
+        key = (str(e["stage"]), int(e["epoch"]))
+        per_stage_epoch[key] = per_stage_epoch.get(key, 0) + 1
+    # read and decode run in the first epoch only; the consumer takes all 8 elements
+    assert per_stage_epoch == {("read", 0): 4, ("decode", 0): 4, ("consumer", 0): 4, ("consumer", 1): 4}
+
+
+def test_the_verdict_names_a_difference_only_when_even_the_slower_runs_beat_the_others_faster_runs():
+    from tutor.verdict import decide
+
+    first = [1.00, 1.01, 1.02, 1.03, 1.04]
+    assert decide(first, [0.90, 0.91, 0.92, 0.93, 0.94]) == "faster"
+    assert decide(first, [1.10, 1.11, 1.12, 1.13, 1.14]) == "slower"
+    # medians 10 % apart, but the second's slower half (its upper runs) does not beat the first's faster half
+    assert decide(first, [0.80, 0.85, 0.92, 1.01, 1.20]) == "no clear difference"
+    # halves apart, but the medians less than 5 % apart
+    assert decide(first, [0.97, 0.975, 0.98, 0.985, 0.99]) == "no clear difference"
