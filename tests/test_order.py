@@ -102,3 +102,46 @@ def test_cell_labels_fit_their_cells_when_rows_are_many():
     row_height = ax.bbox.height / len(disp.batches)
     assert all(t.get_window_extent().height <= row_height for t in disp.texts_)
     plt.close(fig)
+
+
+def test_notes_use_real_plurals():
+    assert BatchOrderDisplay.from_pipeline(lambda ds: ds.batch(4)).notes() == "1 short batch"
+    two = BatchOrderDisplay.from_pipeline(lambda ds: ds.repeat(3).batch(7)).notes()
+    assert two == "2 batches mix two epochs, 1 short batch" and "(es)" not in two
+    one = BatchOrderDisplay.from_pipeline(lambda ds: ds.repeat(2).batch(6)).notes()
+    assert one.startswith("1 batch mixes two epochs")
+
+
+def test_an_endless_stream_says_where_reading_stopped():
+    disp = BatchOrderDisplay.from_dataset(tf.data.Dataset.range(10).repeat().batch(4), max_batches=8)
+    assert disp.truncated and "reading stopped at max_batches=8: the stream goes on" in disp.notes()
+
+
+def test_the_legend_says_epoch_1_is_the_first_pass():
+    import matplotlib.pyplot as plt
+
+    disp = BatchOrderDisplay.from_pipeline(lambda ds: ds.repeat(2).batch(4)).plot()
+    legend = disp.ax_.get_legend()
+    assert legend.get_title().get_text() == "epoch"
+    assert [t.get_text() for t in legend.get_texts()] == ["1 (first pass)", "2"]
+    plt.close(disp.figure_)
+
+
+@pytest.mark.parametrize("presentation", [False, True])
+def test_the_axis_title_clears_two_digit_row_labels(presentation):
+    import matplotlib.pyplot as plt
+
+    import tutor
+
+    tutor.presentation(presentation)
+    try:
+        disp = BatchOrderDisplay.from_pipeline(lambda ds: ds.batch(12), n_elements=40).plot()
+        disp.figure_.canvas.draw()
+        renderer = disp.figure_.canvas.get_renderer()
+        rows = [t for t in disp.ax_.texts if t.get_visible() and t.get_text().endswith("(12)")]
+        assert rows, "the row labels were not found"
+        label = disp.ax_.yaxis.label.get_window_extent(renderer)
+        assert all(label.x1 <= t.get_window_extent(renderer).x0 for t in rows)
+        plt.close(disp.figure_)
+    finally:
+        tutor.presentation(False)

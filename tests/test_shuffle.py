@@ -117,3 +117,79 @@ def test_dots_grow_with_presentation_mode():
     finally:
         tutor.presentation(False)
     assert big.points_.get_sizes()[0] > plain.points_.get_sizes()[0]
+
+
+# ------------------------------------------------------------------ bad input: endless data, unknown shapes, huge buffers
+def _draw(disp):
+    import warnings
+
+    import matplotlib.pyplot as plt
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        disp.plot()
+        disp.figure_.canvas.draw()
+    return caught
+
+
+def test_an_endless_dataset_is_read_to_max_elements_and_says_so():
+    import matplotlib.pyplot as plt
+
+    disp = ShuffleDisplay.from_dataset(tf.data.Dataset.range(10).repeat())
+    assert disp.truncated and disp.order.size == 1000
+    assert "reading stopped at max_elements=1000" in repr(disp)
+    caught = _draw(disp)
+    assert not [w for w in caught if "layout" in str(w.message)], [str(w.message) for w in caught]
+    title = disp.ax_.get_title(loc="left")
+    assert "reading stopped at max_elements=1000" in title and "shuffled order" not in title
+    assert max(len(line) for line in title.splitlines()) < 80, title  # 100 epochs, but not 100 values
+    assert "(100 epochs; all in one order)" in title and title.count("1.00") < 6
+    box, figure = disp.ax_.get_position(), disp.figure_
+    assert box.width > 0.4 and box.height > 0.4, box  # a readable picture, not a squashed thumbnail
+    plt.close(figure)
+
+
+def test_ids_whose_shape_py_function_lost_are_refused_with_ensure_shape():
+    lost = tf.data.Dataset.range(5).map(lambda i: tf.py_function(lambda v: v, [i], tf.int64))
+    with pytest.raises(TypeError, match="shape is unknown.*tf.ensure_shape") as info:
+        ShuffleDisplay.from_dataset(lost)
+    assert "Map it to ids first" not in str(info.value)
+    restored = lost.map(lambda i: tf.ensure_shape(i, []))
+    assert ShuffleDisplay.from_dataset(restored).order.tolist() == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("buffer_size", [10 ** 12, 100_001])
+def test_a_huge_buffer_is_refused_before_tensorflow_reserves_it(buffer_size):
+    with pytest.raises(ValueError, match="buffer_size must be <= 100,000.*crash the kernel"):
+        ShuffleDisplay.from_params(n_elements=100, buffer_size=buffer_size)
+    with pytest.raises(ValueError, match="buffer_size must be <= 100,000"):
+        ShuffleDisplay.from_dataset(tf.data.Dataset.range(3), buffer_size=buffer_size)
+    assert ShuffleDisplay.from_params(n_elements=100, buffer_size=200).order.size == 100  # larger than the data: fine
+
+
+def test_the_key_names_each_epoch_colour_outside_the_axes_and_ticks_are_whole_ids():
+    import matplotlib.pyplot as plt
+
+    disp = ShuffleDisplay.from_params(n_elements=20, buffer_size=20, seed=0, epochs=3).plot()
+    disp.figure_.canvas.draw()
+    legend = disp.ax_.get_legend()
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels == ["epoch 1 (first pass)", "epoch 2", "epoch 3", "limit: id <= position + 19"]
+    renderer = disp.figure_.canvas.get_renderer()
+    assert legend.get_window_extent(renderer).x0 >= disp.ax_.get_window_extent(renderer).x1  # covers no dot
+    ticks = disp.ax_.get_yticks()
+    assert np.allclose(ticks, np.round(ticks)), ticks
+    one = ShuffleDisplay.from_params(n_elements=20, buffer_size=5).plot()
+    assert [t.get_text() for t in one.ax_.get_legend().get_texts()] == ["limit: id <= position + 4"]
+    plt.close("all")
+
+
+def test_replot_keeps_the_key_when_only_the_order_changes():
+    import matplotlib.pyplot as plt
+
+    old = ShuffleDisplay.from_params(n_elements=20, buffer_size=5, seed=0, epochs=2).plot()
+    new = ShuffleDisplay.from_params(n_elements=20, buffer_size=8, seed=0, epochs=2)
+    changed = new.replot(old)
+    texts = [t.get_text() for t in new.ax_.get_legend().get_texts()]
+    assert texts == ["epoch 1 (first pass)", "epoch 2", "limit: id <= position + 7"] and changed
+    plt.close("all")

@@ -173,3 +173,17 @@ def test_element_keys_and_padding():
     assert element_key((np.int64(1), np.array([2, 3]))) == ("tuple", 1, ("array", (2,), (2, 3)))
     index = SourceIndex([[np.array([1, 2]), np.array([3])]])
     assert index.find(np.array([3, 0, 0])) == (0, 1) and index.find(np.array([4])) is None
+
+
+def test_the_per_row_note_appears_only_when_the_elements_wrap():
+    ds = R(8)
+    one_row = SourceDisplay.from_datasets(ds, ds.filter(lambda x: x % 2 == 0)).plot()
+    assert one_row.ax_.get_xlabel() == "output order, left to right"
+    wrapped = SourceDisplay.from_datasets(R(30), R(30)).plot()
+    assert wrapped.ax_.get_xlabel() == "output order, left to right (12 per row)"
+    plt.close("all")
+
+
+def test_an_endless_output_names_the_bound_it_stopped_at():
+    disp = SourceDisplay.from_datasets(R(4), R(4).repeat(), max_rows=10)
+    assert "reading stopped at max_rows=10" in disp.default_title()

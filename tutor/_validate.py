@@ -78,14 +78,27 @@ def is_infinite(dataset) -> bool:
 
 
 def require_integer_ids(dataset, where: str) -> None:
-    """Raise unless every element is an integer scalar or a 1-D integer batch."""
+    """Raise unless every element is an integer scalar or a 1-D integer batch, saying how to get there."""
     import tensorflow as tf
 
     spec = dataset.element_spec
-    ok = isinstance(spec, tf.TensorSpec) and spec.dtype.is_integer and spec.shape.rank in (0, 1)
-    if not ok:
+    if isinstance(spec, tf.TensorSpec) and spec.dtype.is_integer and spec.shape.rank in (0, 1):
+        return
+    if isinstance(spec, tf.TensorSpec) and spec.dtype.is_integer and spec.shape.rank is None:
         raise TypeError(
-            f"{where} expects a dataset of integer element ids, such as tf.data.Dataset.range(n) "
-            f"(optionally batched), got element_spec={spec}. Map it to ids first, "
-            "for example ds.map(lambda image, label: label)."
+            f"{where}: the elements are integer ids, but their shape is unknown (element_spec={spec}), as after a "
+            "py_function or numpy_function, which cannot tell TensorFlow what it returns. Promise the shape with "
+            "tf.ensure_shape (lesson 04): for single ids ds.map(lambda i: tf.ensure_shape(i, [])), for batches "
+            "tf.ensure_shape(ids, [None])."
         )
+    if isinstance(spec, tf.TensorSpec) and spec.dtype.is_integer:
+        raise TypeError(
+            f"{where} expects single integer ids or 1-D batches of them, got element_spec={spec}: each element "
+            "holds more than one row of ids. Batch once, or flatten the ids first (ds.unbatch(), or "
+            "ds.map(lambda ids: tf.reshape(ids, [-1])))."
+        )
+    raise TypeError(
+        f"{where} expects a dataset of integer element ids, such as tf.data.Dataset.range(n) "
+        f"(optionally batched), got element_spec={spec}. Map it to ids first, "
+        "for example ds.map(lambda image, label: label)."
+    )

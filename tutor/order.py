@@ -158,7 +158,7 @@ class BatchOrderDisplay(Display):
             ax.spines[side].set_visible(False)
         if self.batched:
             ax.set_xlabel("position inside the batch", labelpad=14)
-            ax.set_ylabel("batch, in the order emitted (size)", labelpad=30)
+            ax.set_ylabel("batch, in the order emitted (size)", labelpad=30)  # _fill moves it past the row labels
         else:
             ax.set_xlabel("step (one element per step: nothing is batched)", labelpad=14)
             ax.set_ylabel("")
@@ -212,13 +212,19 @@ class BatchOrderDisplay(Display):
         row_step = max(1, -(-int(1.4 * small) // max(int(cell_h), 1)))  # label every row that has room
         row_labels = [(-0.12, r + 0.44, f"{r} ({len(b)})") for r, b in enumerate(rows) if r % row_step == 0]
         self._show("rows", row_labels if self.batched else [], small, ha="right", va="center", clip_on=False)
+        if self.batched:  # the axis title clears the widest row label, whatever the font size
+            # The labels end 0.02 cell widths left of the axes' edge (at x = -0.12, the edge at -0.1).
+            ax.yaxis.labelpad = 6 + style.row_label_width([text for _, _, text in row_labels], small) \
+                + 0.02 * ax.bbox.width / width * to_points
         self._show("columns", [(c + 0.47, height + 0.1, str(c)) for c in range(width) if rows], small,
                    ha="center", va="top", clip_on=False)
         self._note.set_text("" if rows else "nothing was emitted")
         n_epochs = max([max(e) for e in epochs if e] + [0]) + 1
         if n_epochs != self._epoch_count:
-            handles = [Patch(facecolor=style.color(e), edgecolor="black", label=f"epoch {e + 1}") for e in range(n_epochs)]
-            ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+            # Epochs count from 1 and rows from 0: the key says which pass epoch 1 is.
+            handles = [Patch(facecolor=style.color(e), edgecolor="black",
+                             label=f"{e + 1}" + (" (first pass)" if e == 0 else "")) for e in range(n_epochs)]
+            ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, title="epoch")
             self._epoch_count = n_epochs
         ax.set_title(self.default_title() if title is None else title, loc="left")
 
@@ -245,8 +251,12 @@ class BatchOrderDisplay(Display):
     def notes(self) -> str:
         """What to notice in the batches: mixed epochs, short batches, a truncated stream, or that nothing came out.
 
+        Rows count from 0, epochs from 1 (epoch 1 is the first pass), as the legend says.
+
         >>> BatchOrderDisplay.from_pipeline(lambda ds: ds.batch(4)).notes()
-        '1 short batch(es)'
+        '1 short batch'
+        >>> BatchOrderDisplay.from_pipeline(lambda ds: ds.repeat(3).batch(7)).notes()
+        '2 batches mix two epochs, 1 short batch'
         """
         if not self.batches:
             return "the pipeline emitted nothing"
@@ -254,11 +264,12 @@ class BatchOrderDisplay(Display):
             return ""
         sizes = self.batch_sizes
         notes = []
-        if self.mixed_batches:
-            notes.append(f"{len(self.mixed_batches)} batch(es) mix two epochs")
+        mixed = len(self.mixed_batches)
+        if mixed:
+            notes.append("1 batch mixes two epochs" if mixed == 1 else f"{mixed} batches mix two epochs")
         short = [s for s in sizes if sizes and s < max(sizes)]
         if short:
-            notes.append(f"{len(short)} short batch(es)")
+            notes.append("1 short batch" if len(short) == 1 else f"{len(short)} short batches")
         if self.truncated:
-            notes.append(f"first {len(sizes)} batches of an endless stream")
+            notes.append(f"reading stopped at max_batches={len(sizes)}: the stream goes on")
         return ", ".join(notes) if notes else "every batch full, no epoch mixing"

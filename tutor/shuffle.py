@@ -13,6 +13,11 @@ from .reading import read, read_ids
 from .stats import epoch_stats, epochs_of, format_correlation, shuffle_stats
 
 MAX_ELEMENTS = 100_000
+#: The largest shuffle buffer built here. TensorFlow reserves room for the whole buffer when the shuffle
+#: starts (about 24 bytes a slot), so a huge buffer_size can crash the kernel before anything is read.
+MAX_BUFFER = MAX_ELEMENTS
+#: Per-epoch values the title lists before it shortens the list to its ends.
+TITLE_EPOCHS = 4
 
 
 class ShuffleDisplay(Display):
@@ -78,7 +83,7 @@ class ShuffleDisplay(Display):
         """
         where = "ShuffleDisplay.from_params"
         n_elements = require_positive_int(n_elements, "n_elements", where)
-        buffer_size = _buffer_size(buffer_size, where)
+        buffer_size = _buffer_size(buffer_size, where, n_elements=n_elements)
         epochs = require_positive_int(epochs, "epochs", where)
         seed = _seed(seed, where)
         if n_elements * epochs > MAX_ELEMENTS:
@@ -109,6 +114,9 @@ class ShuffleDisplay(Display):
 
         Pass ``buffer_size`` (the shuffle's) to draw its limit line, and
         ``n_elements`` when one epoch is not simply ``max(id) + 1`` elements.
+        When the dataset gives more than ``max_elements`` ids (an endless
+        ``repeat()``), reading stops there: ``truncated`` is True, and the
+        title and the repr say so.
 
         >>> ShuffleDisplay.from_dataset(tf.data.Dataset.range(5).shuffle(1)).order.tolist()
         [0, 1, 2, 3, 4]
@@ -140,7 +148,8 @@ class ShuffleDisplay(Display):
 
     def __repr__(self) -> str:
         b = f", buffer_size={self.buffer_size}" if self.buffer_size is not None else ""
-        return f"ShuffleDisplay(n_elements={self.n_elements}{b}, emitted={self.order.size})"
+        more = f", reading stopped at max_elements={self.order.size}" if self.truncated else ""
+        return f"ShuffleDisplay(n_elements={self.n_elements}{b}, emitted={self.order.size}{more})"
 
     # -------------------------------------------------------------------- draw
     def plot(self, *, ax=None, title: str | None = None, show_limit: bool = True) -> "ShuffleDisplay":
@@ -148,11 +157,20 @@ class ShuffleDisplay(Display):
 
         The dashed line is the limit a buffer of ``buffer_size`` imposes: at
         output position j only ids up to j + buffer_size - 1 have been read.
+        The key names the epochs' colours (when there are several, outside the
+        axes on the right) and the limit.
         """
-        fig, ax = new_axes(ax, (6.5, 4.2))
+        import matplotlib as mpl
+        from matplotlib.font_manager import FontProperties
+        from matplotlib.ticker import MaxNLocator
+
+        heading = self._default_title() if title is None else title
+        # A new figure is made wide enough for its title: axes.titlesize in points, about 0.55 of it per letter.
+        longest = max((len(line) for line in heading.splitlines()), default=0)
+        points = FontProperties(size=mpl.rcParams["axes.titlesize"]).get_size_in_points()
+        fig, ax = new_axes(ax, (max(6.5, 0.55 * points * longest / 72 + 1.0), 4.2))
         pos = np.arange(self.order.size)
         limit_x, limit_y = self._limit_line() if show_limit and self.buffer_size is not None else (None, None)
-        import matplotlib as mpl
 
         # Dots follow the line marker size, so presentation mode enlarges them with the fonts.
         size = (14 if self.order.size <= 200 else 5) * (mpl.rcParams["lines.markersize"] / 6.0) ** 2
@@ -160,12 +178,14 @@ class ShuffleDisplay(Display):
         self.limit_ = None
         if limit_x is not None:
             (self.limit_,) = ax.plot(limit_x, limit_y, ls="--", lw=1.2, color="black", label=self._limit_label())
-            ax.legend(loc="lower right", frameon=False, fontsize="small")
+        self._key(ax)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("output position (order the pipeline emits)")
         ax.set_ylabel("element id (input position)")
         ax.set_xlim(-1, max(self.order.size, 2))
         ax.set_ylim(-1, self.n_elements)
-        ax.set_title(self._default_title() if title is None else title, loc="left")
+        ax.set_title(heading, loc="left")
         self.ax_, self.figure_ = ax, fig
         return self
 
@@ -178,7 +198,7 @@ class ShuffleDisplay(Display):
         """
         shows_limit = show_limit and self.buffer_size is not None
         same = (previous.n_elements == self.n_elements and previous.order.size == self.order.size
-                and (previous.limit_ is not None) == shows_limit)
+                and (previous.limit_ is not None) == shows_limit and previous._epoch_keys() == self._epoch_keys())
         if not same:
             return None
         ax = previous.ax_
@@ -189,7 +209,7 @@ class ShuffleDisplay(Display):
         if self.limit_ is not None:
             self.limit_.set_data(*self._limit_line())
             legend = ax.get_legend()
-            legend.get_texts()[0].set_text(self._limit_label())
+            legend.get_texts()[-1].set_text(self._limit_label())
             changed += [self.limit_, legend]
         heading = self._default_title() if title is None else title
         if heading != ax.get_title(loc="left"):  # a new title may need new margins: everything changed
@@ -200,6 +220,35 @@ class ShuffleDisplay(Display):
 
     def _colours(self) -> list[str]:
         return [style.color(e if e < 7 else 7) for e in self.epochs.tolist()]
+
+    def _epoch_keys(self) -> list[str]:
+        """The key's epoch entries (none for one epoch): epoch 1 is the first pass, the 8th colour the rest."""
+        n = int(self.epochs.max()) + 1 if self.order.size else 1
+        if n == 1:
+            return []
+        keys = [f"epoch {e + 1}" + (" (first pass)" if e == 0 else "") for e in range(min(n, 7))]
+        if n > 7:
+            keys.append("epoch 8" if n == 8 else f"epochs 8-{n}")
+        return keys
+
+    def _key(self, ax) -> None:
+        """The legend: one entry per epoch colour, then the limit.
+
+        With several epochs it stands outside the axes, where it covers no dot;
+        the limit alone stays in the lower right, which a buffer's limit leaves
+        empty at first (and the explorers' margins then stay as they were).
+        """
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], marker="o", ls="", color=style.color(e), label=label)
+                   for e, label in enumerate(self._epoch_keys())]
+        if self.limit_ is not None:
+            handles.append(self.limit_)
+        if len(handles) > 1 or (handles and self.limit_ is None):
+            ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
+                      fontsize="small", borderaxespad=0.0)
+        elif handles:
+            ax.legend(handles=handles, loc="lower right", frameon=False, fontsize="small")
 
     def _limit_label(self) -> str:
         return f"limit: id <= position + {self.buffer_size - 1}"
@@ -214,8 +263,11 @@ class ShuffleDisplay(Display):
         return xs, ys
 
     def _default_title(self) -> str:
-        head = f"shuffle(buffer_size={self.buffer_size})" if self.buffer_size is not None else "shuffled order"
-        return f"{head} over {self.n_elements} elements\n{self.summary()}"
+        head = f"shuffle(buffer_size={self.buffer_size})" if self.buffer_size is not None else "output order"
+        title = f"{head} over {self.n_elements} elements\n{self.summary()}"
+        if self.truncated:
+            title += f"\nreading stopped at max_elements={self.order.size}; the dataset goes on"
+        return title
 
     def summary(self) -> str:
         """One line: the Spearman correlation of each epoch with the input order (1 = order kept).
@@ -231,15 +283,27 @@ class ShuffleDisplay(Display):
         if len(stats) == 1:
             return f"Spearman ρ {rhos[0]} (1 = order kept), {stats[0]['moved']} of {stats[0]['size']} moved"
         same = all(s["same_as_first"] for s in stats)
-        return f"Spearman ρ per epoch {', '.join(rhos)} (1 = order kept)" + ("; every epoch in one order" if same else "")
+        if len(rhos) <= TITLE_EPOCHS:
+            return f"Spearman ρ per epoch {', '.join(rhos)} (1 = order kept)" + \
+                ("; every epoch in one order" if same else "")
+        shown = ", ".join(rhos[:3]) + f", …, {rhos[-1]}"
+        return f"Spearman ρ per epoch {shown} ({len(stats)} epochs" + ("; all in one order)" if same else ")")
 
-def _buffer_size(value, where: str) -> int:
+def _buffer_size(value, where: str, *, n_elements: int | None = None) -> int:
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value == 0:
         raise ValueError(
             f"{where}: buffer_size must be >= 1, got 0. A buffer of 1 keeps the order unchanged; "
             "use a buffer at least as large as the dataset for a full shuffle."
         )
-    return require_positive_int(value, "buffer_size", where)
+    value = require_positive_int(value, "buffer_size", where)
+    if value > MAX_BUFFER:
+        data = f" (n_elements={n_elements})" if n_elements is not None else ""
+        raise ValueError(
+            f"{where}: buffer_size must be <= {MAX_BUFFER:,}, got {value:,}. TensorFlow reserves room for the whole "
+            "buffer when the shuffle starts, so a huge one can crash the kernel, and a buffer larger than the "
+            f"data{data} shuffles no better than one as large as the data: that is the full shuffle."
+        )
+    return value
 
 
 def _seed(value, where: str) -> int:

@@ -39,6 +39,15 @@ def color(i: int) -> str:
     return OKABE_ITO[int(i) % len(OKABE_ITO)]
 
 
+def row_label_width(labels: list[str], fontsize: float) -> float:
+    """About how wide, in points, the widest of ``labels`` is drawn at ``fontsize`` (digits, spaces, brackets).
+
+    >>> round(row_label_width(["0 (12)", "1 (4)"], 10.0))
+    36
+    """
+    return 0.6 * fontsize * max([len(label) for label in labels] + [1])
+
+
 def presentation(on: bool = True) -> bool:
     """Switch large fonts and thick lines for projectors on (``True``) or off.
 

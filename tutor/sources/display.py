@@ -229,7 +229,8 @@ class SourceDisplay(Display):
         if not self.rows:
             return head + "\nthe pipeline emitted nothing"
         read = f"{len(self.rows)} {plural(self.row_name)}" if self.batched else f"{len(self.rows[0])} elements"
-        note = f"the first {read} of a longer stream; " if self.truncated else ""
+        count = len(self.rows) if self.batched else len(self.rows[0])
+        note = f"reading stopped at max_rows={count}: the first {read} of a longer stream; " if self.truncated else ""
         if self.key_name is not None:
             counts = ", ".join(f"{k}: {v}" for k, v in self.group_counts.items())
             return f"{head}\n{note}cells per {self.key_name}: {counts}"

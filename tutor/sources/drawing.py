@@ -17,6 +17,7 @@ def group_colour(group: int, n_groups: int) -> str:
 
 def draw(disp, *, ax, title, kind: str, wrap: int):
     """Draw ``disp`` (a SourceDisplay) into ``ax``; sets its artists and returns it."""
+    import matplotlib as mpl
     from matplotlib.collections import PatchCollection
     from matplotlib.patches import Patch, Rectangle
 
@@ -52,15 +53,18 @@ def draw(disp, *, ax, title, kind: str, wrap: int):
     for r, text in enumerate(row_labels):
         ax.annotate(text, (0, r + 0.44), xycoords=("axes fraction", "data"), xytext=(-3, 0), ha="right",
                     va="center", **small)
+    # The axis title clears the widest row label, whatever the font size (presentation mode enlarges both).
+    pad = 8 + style.row_label_width(row_labels, mpl.rcParams["font.size"] * 0.833)
     if kind == "inputs":
         ax.set_xlabel("position in the source", labelpad=14)
-        ax.set_ylabel("source", labelpad=40)
+        ax.set_ylabel("source", labelpad=pad)
     elif disp.batched:
         ax.set_xlabel(f"position inside the {disp.row_name}", labelpad=14)
-        ax.set_ylabel(f"{disp.row_name}, in the order emitted (size)", labelpad=30)
+        ax.set_ylabel(f"{disp.row_name}, in the order emitted (size)", labelpad=pad)
     else:
-        ax.set_xlabel(f"output order, left to right ({wrap} per row)", labelpad=14)
-        ax.set_ylabel("elements so far", labelpad=24)
+        per_row = f" ({wrap} per row)" if len(rows) > 1 else ""
+        ax.set_xlabel(f"output order, left to right{per_row}", labelpad=14)
+        ax.set_ylabel("elements so far", labelpad=pad)
     ax.tick_params(length=0)
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
