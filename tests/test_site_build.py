@@ -87,3 +87,95 @@ def test_every_page_has_its_generated_part(tmp_path):
     assert staged.read_text() == "a\nfilled\nb\n"
     with pytest.raises(ValueError, match="no <!-- y --> line"):
         site._fill(staged, "y", "z")
+
+
+# ------------------------------------------------------------------------------ slides and the instructors' page
+def test_decks_show_the_sites_badges_and_link_the_next_deck():
+    text = ('"![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)", "Next: [04](04_map.ipynb).'
+            ' See [the timings](00_start_here.ipynb#Timings)."')
+    staged = site.deck_text(text)
+    assert "../../_static/badges/colab.svg" in staged and "(04_map.html)" in staged
+    assert "(00_start_here.html#Timings)" in staged
+    assert "notebooks/03_shuffle.ipynb)" in site.deck_text("blob/main/notebooks/03_shuffle.ipynb)"), "Colab links stay"
+
+
+def test_lesson_pages_link_their_deck():
+    assert _course_extension().slides_link("03_shuffle") == "../slides/03_shuffle.html"
+    assert "<!-- demo paths -->" in (ROOT / "book" / "en" / "instructors.md").read_text()
+    table = site.demo_paths(links.lessons(ROOT))
+    for lesson in links.lessons(ROOT):
+        assert f'href="slides/{lesson.path.stem}.html' in table, f"the instructors' page does not link {lesson.name}'s deck"
+
+
+INSTRUCTORS = ROOT / "book" / "en" / "instructors.md"
+#: Commands the page may give that this repository does not provide, and why the tests cannot run them.
+EXTERNAL = {"jupyter-repo2docker": "needs a Docker engine, which the development and CI machines do not run",
+            "pip install jupyter-repo2docker": "installs the above"}
+
+
+def _page_commands() -> list[str]:
+    """Every command line of the instructors' page: its ```bash blocks, and the `make ...` named in its text."""
+    text = INSTRUCTORS.read_text(encoding="utf-8")
+    lines = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        lines += [line.split("#")[0].strip() for line in block.splitlines() if line.split("#")[0].strip()]
+    lines += re.findall(r"`(make [^`]+)`", text)
+    return lines
+
+
+def _make_targets() -> set[str]:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    return set(re.findall(r"^([\w.-]+(?: [\w.-]+)*):(?!=)", makefile, re.M)) | {
+        t for line in re.findall(r"^\.PHONY:(.*)$", makefile, re.M) for t in line.split()}
+
+
+def _recipe(target: str) -> str:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    match = re.search(rf"^{re.escape(target)}:.*\n((?:\t.*\n|.*\\\n)*)", makefile, re.M)
+    assert match, f"the Makefile has no {target} target"
+    return match.group(0)
+
+
+def test_every_command_the_instructors_page_gives_exists():
+    commands = _page_commands()
+    assert any(c.startswith("make classroom") for c in commands) and "make wheelhouse" in commands
+    targets = {t for group in _make_targets() for t in group.split()}
+    unknown = []
+    for command in commands:
+        words = command.split()
+        if words[0] == "make":
+            missing = [w for w in words[1:] if "=" not in w and w not in targets]
+            if missing:
+                unknown.append(f"{command}: the Makefile has no target {missing}")
+        elif words[0] == "python" and words[1:2] == ["-m"]:
+            if not (ROOT / (words[2].replace(".", "/") + ".py")).is_file():
+                unknown.append(f"{command}: no module {words[2]}")
+        elif not any(command.startswith(known) for known in EXTERNAL):
+            unknown.append(f"{command}: a command this test does not know (add a check for it)")
+    assert not unknown, "\n".join(unknown)
+
+
+def test_the_binder_files_the_page_names_are_those_the_tests_use():
+    text = INSTRUCTORS.read_text(encoding="utf-8")
+    named = set(re.findall(r"binder/[\w.-]+", text))
+    assert {"binder/requirements.txt", "binder/postBuild", "binder/start"} <= named
+    tested = _recipe("binder-env") + _recipe("$(BINDER_VENV)/.installed")
+    classroom = _recipe("classroom") + _recipe("$(CLASSROOM_VENV)/.installed")
+    for path in named:
+        assert (ROOT / path).is_file(), f"the page names {path}, which does not exist"
+        assert path in tested, f"the page names {path}, which make binder-env (the tests' Binder) does not use"
+        assert path in classroom, f"the page names {path}, which make classroom does not use"
+    # Binder's Python (runtime.txt) is the one the tests build the Binder environment with.
+    runtime = (ROOT / "binder" / "runtime.txt").read_text().strip()
+    assert re.search(rf"BINDER_PYTHON \?= \$\(shell tools/find_python.sh {runtime.removeprefix('python-')}\)",
+                     (ROOT / "Makefile").read_text())
+
+
+def test_the_offline_install_uses_only_the_wheelhouse():
+    recipe = _recipe("$(CLASSROOM_VENV)/.installed") + _recipe("classroom")
+    makefile = (ROOT / "Makefile").read_text()
+    assert "--no-index --find-links" in makefile and "$(FROM_WHEELHOUSE)" in recipe
+    assert "PIP_NO_INDEX=1" in recipe, "postBuild's build of tutor must not reach the network either"
+    assert "-r binder/requirements.txt" in _recipe("wheelhouse")
+    text = INSTRUCTORS.read_text(encoding="utf-8")
+    assert "--no-index --find-links" in " ".join(text.split()), "the page says how the offline install works"

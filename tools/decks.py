@@ -4,7 +4,7 @@ nbconvert's slides exporter turns a lesson into a deck with the same slides as J
 as :mod:`tools.slides` numbers them). The deck loads nothing from outside the site, so it works offline:
 
 * reveal.js comes from the npm registry (``npm pack``, the version and its checksum pinned in :data:`REVEAL`),
-  unpacked under the site's ``_static/reveal.js/``; no jQuery, RequireJS, MathJax or widget scripts are loaded
+  unpacked under the site's ``_static/revealjs/``; no jQuery, RequireJS, MathJax or widget scripts are loaded
   (nbconvert's template loads them from CDNs; :data:`TEMPLATE` leaves them out);
 * an explorer shows the picture it was saved with and its sentence, as on the lesson pages
   (``tutor/widgets/_static.py``): the live widget's view is dropped from the outputs, so its HTML is shown.
@@ -18,6 +18,7 @@ import base64
 import copy
 import hashlib
 import io
+import re
 import shutil
 import subprocess
 import sys
@@ -87,6 +88,22 @@ def unpack_reveal(tarball: Path, target: Path) -> Path:
     return target
 
 
+def external_loads(page: str) -> list[str]:
+    """What an HTML page would load from outside its site: the addresses of its scripts, style sheets, images and
+    frames, and of the ``url()`` and ``@import`` of its inline styles (links a reader clicks are not loads)."""
+    from bs4 import BeautifulSoup
+
+    outside = re.compile(r"(https?:)?//")
+    soup = BeautifulSoup(page, "html.parser")
+    found = [tag["src"] for tag in soup.find_all(["script", "img", "iframe", "source"], src=True)
+             if outside.match(tag["src"])]
+    found += [tag["href"] for tag in soup.find_all("link", href=True) if outside.match(tag["href"])]
+    for style in soup.find_all("style"):
+        css = re.sub(r"/\*.*?\*/", "", style.get_text(), flags=re.S)
+        found += re.findall(r"""(?:url\(|@import)\s*["']?((?:https?:)?//[^"')\s]+)""", css)
+    return found
+
+
 def static_outputs(nb):
     """A copy of ``nb`` whose explorers show their saved picture and sentence: no widget view, no widget state."""
     nb = copy.deepcopy(nb)
@@ -107,7 +124,7 @@ def deck_html(nb, reveal_prefix: str) -> str:
     exporter = SlidesExporter(extra_loaders=[DictLoader({"tutor_deck.html.j2": TEMPLATE})],
                               template_file="tutor_deck.html.j2", reveal_url_prefix=reveal_prefix.rstrip("/"),
                               reveal_theme="white")
-    exporter.exclude_input_prompt = False
+    exporter.exclude_anchor_links = True  # no "¶" links: reveal.js would read "#heading" as a slide's address
     body, _ = exporter.from_notebook_node(static_outputs(nb))
     return body
 

@@ -5,7 +5,9 @@ JavaScript error and nothing from outside the site, shows its figures (an explor
 widget box), and has launch links, Colab first, that point at ``notebooks/<lesson>.ipynb`` of the repository
 and ref in pyproject.toml; every internal link, anchor and image of every page resolves; search finds the
 shuffle lesson; the doctor's rules page has a section per rule, its anchor the rule id; the reference
-documents every public name; and at 390x844 no lesson page scrolls sideways.
+documents every public name; and at 390x844 no lesson page scrolls sideways. Every lesson's static deck
+(``en/slides/``) loads nothing from outside the site; one deck, opened in the browser, has the slides tools.slides
+counts, steps on a key, and shows its explorer's saved picture and sentence on the slide tools.slides names.
 
 The site must be built first (``make browser`` runs ``make site``); TUTOR_SITE_DIR points at another build.
 """
@@ -22,6 +24,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
 
+from tools import decks, slides
 from tools.browser import harness
 from tools.links import read_config
 
@@ -151,6 +154,7 @@ def test_lesson_page(site, open_page, stem):
     assert links[0] == f"https://colab.research.google.com/github/{repo}/blob/{ref}/notebooks/{stem}.ipynb"
     assert links[1].startswith(f"https://mybinder.org/v2/gh/{repo}/{ref}?") and f"{stem}.ipynb" in unquote(links[1])
     assert any(link == f"https://github.com/{repo}/blob/{ref}/notebooks/{stem}.ipynb" for link in links)
+    assert links[-1] == f"{site}en/slides/{stem}.html", f"{stem}: no link to its slides in {links}"
     download = page.eval_on_selector_all(".dropdown-download-buttons a", "els => els.map(a => a.href)")
     assert any(link.endswith(f"{stem}.ipynb") for link in download), f"{stem}: no .ipynb download in {download}"
 
@@ -207,7 +211,7 @@ def test_every_internal_link_and_image_resolves(site, browser):
                 if checked[target] != 200:
                     problems.append(f"{path.relative_to(SITE)}: {ref} -> HTTP {checked[target]}")
                     continue
-                if parts.fragment and target.endswith(".html"):
+                if parts.fragment and not parts.fragment.startswith("/") and target.endswith(".html"):  # "#/4/1": a slide
                     file = SITE / unquote(parts.path[len(urlsplit(site).path):])
                     ids = parsed[file].ids if file in parsed else _parse(file).ids
                     if unquote(parts.fragment) not in ids:
@@ -261,3 +265,38 @@ def test_lesson_page_fits_a_phone(site, open_page, stem):
         ".map(e => e.textContent.slice(0, 60))")
     assert not wide, f"{stem}: text wider than the screen: {wide[:5]}"
     assert not errors, errors
+
+
+# --------------------------------------------------------------------------------------------------- the decks
+def test_every_deck_loads_nothing_from_outside():
+    found = {path.name: decks.external_loads(path.read_text(encoding="utf-8"))
+             for path in sorted((SITE / "en" / "slides").glob("*.html"))}
+    assert sorted(name[:-5] for name in found) == LESSONS, "a deck per lesson"
+    assert not {name: urls for name, urls in found.items() if urls}, found
+
+
+DECK = "03_shuffle"
+
+
+def test_a_deck_steps_and_shows_its_explorers_saved_picture(site, open_page):
+    nb = json.loads((harness.ROOT / "notebooks" / f"{DECK}.ipynb").read_text(encoding="utf-8"))
+    page, errors = open_page(f"{site}en/slides/{DECK}.html")
+    assert not errors and not page.outside, (errors, page.outside)
+    page.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=30_000)
+    assert page.evaluate("() => Reveal.getTotalSlides()") == slides.slide_count(nb["cells"])
+    if slides.slide_count(nb["cells"]) > 1:
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("() => Reveal.getIndices().h + Reveal.getIndices().v > 0 || Reveal.getIndices().f >= 0",
+                               timeout=10_000)
+    index = next(i for i, cell in enumerate(nb["cells"]) if slides.shows_explorer(cell))
+    place = slides.places(nb["cells"])[index]
+    page.goto(f"{site}en/slides/{DECK}.html{place.address}")
+    page.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=30_000)
+    assert page.evaluate("() => Reveal.getIndices()")["h"] == place.h
+    picture = page.locator(".reveal section.present .tutor-static img").first
+    picture.wait_for(timeout=10_000)
+    assert picture.evaluate("img => img.complete && img.naturalWidth > 0")
+    assert "sliders work when the notebook runs" in page.locator(".reveal section.present .tutor-static").first.inner_text()
+    if max(p.h for p in slides.places(nb["cells"]) if p):  # with one slide across, reveal.js numbers them 1, 2, ...
+        label = "".join(page.locator(".slide-number").inner_text().split())
+        assert label == place.label, f"the deck shows slide {label}, tools.slides numbers it {place.label}"
