@@ -12,8 +12,14 @@ from the repository, so nothing derived is committed twice:
 * the repository and git ref of the launch buttons and the repository button,
   from ``pyproject.toml`` (``[project.urls] Repository``, ``[tool.tutor] ref``);
 * the home page's lesson list, the instructors' run-time table (from
-  ``benchmarks/README.md``), the reference's list of public names (from
-  ``tutor.__all__``) and the doctor's rules page (from the rule declarations).
+  ``benchmarks/README.md``) and demo paths (from each lesson's
+  ``metadata.tutor.demo``, see ``tools/slides.py``), the reference's list of
+  public names (from ``tutor.__all__``) and the doctor's rules page (from the
+  rule declarations);
+* a static reveal.js deck of every lesson (``tools/decks.py``), from its
+  committed outputs, in ``en/slides/`` (copied as is through Sphinx's
+  ``html_extra_path``), with reveal.js from the npm registry in
+  ``_static/revealjs/`` (fetched once into ``build/``).
 
 Then it runs ``jupyter-book build`` with warnings as errors (a broken link or
 cross-reference fails the build) and prints the path of the built
@@ -34,6 +40,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tools import decks, slides
 from tools.links import find_root, lessons, read_config
 
 #: Languages with an edition: language code -> (notebook folder in the repository, page folder in the site).
@@ -220,6 +227,19 @@ def _fill(path: Path, marker: str, text: str) -> None:
     path.write_text(page.replace(tag, text.rstrip("\n")), encoding="utf-8")
 
 
+def deck_text(text: str) -> str:
+    """A lesson's notebook JSON as its deck shows it: badges from the site, "Next:" links to the next deck."""
+    for outside, inside in BADGES.items():
+        text = text.replace(outside, "../.." + inside)
+    return re.sub(r"\((\d\d_[\w-]+)\.ipynb(#[^)\s]*)?\)", r"(\1.html\2)", text)
+
+
+def demo_paths(all_lessons) -> str:
+    """The instructors' demo paths (tools/slides.py), each slide linked into the lesson's deck in ``slides/``."""
+    return slides.demo_table([(lesson.path.stem, f"{lesson.number}: {lesson.title}", lesson.nb)
+                              for lesson in all_lessons])
+
+
 def toc(all_lessons, lang: str = "en") -> str:
     chapters = "\n".join(f"      - file: {lang}/lessons/{lesson.path.stem}" for lesson in all_lessons)
     return (
@@ -250,8 +270,9 @@ def configure(text: str, repo: str, ref: str) -> str:
                         f"    course_notebooks: {EDITIONS!r}\n", 1)
 
 
-def stage(root: Path, source: Path) -> Path:
-    """Lay out the book to build in ``source``: book/, the lessons and the generated parts."""
+def stage(root: Path, source: Path, reveal: Path | None = None) -> Path:
+    """Lay out the book to build in ``source``: book/, the lessons and the generated parts; with ``reveal`` (the
+    reveal.js tarball, :func:`tools.decks.reveal_tarball`) also every lesson's deck."""
     repo, ref = read_config(root)
     if source.exists():
         shutil.rmtree(source)
@@ -265,13 +286,20 @@ def stage(root: Path, source: Path) -> Path:
             for outside, inside in BADGES.items():
                 text = text.replace(outside, inside)
             (target / lesson.name).write_text(text, encoding="utf-8")
+            if reveal is not None:
+                deck = source / "_extra" / lang / "slides" / f"{lesson.path.stem}.html"
+                decks.write_deck(deck_text(lesson.path.read_text(encoding="utf-8")), deck, "../../_static/revealjs")
         if lang != "en":
             continue
         pages = source / lang
         _fill(pages / "index.md", "lessons", lesson_list(all_lessons))
         _fill(pages / "instructors.md", "run times", run_time_table(root, all_lessons))
+        _fill(pages / "instructors.md", "demo paths", demo_paths(all_lessons))
         _fill(pages / "doctor_rules.md", "rules", rules_page(rule_entries()))
         _fill(pages / "reference.md", "api", reference_body())
+    (source / "_extra").mkdir(exist_ok=True)
+    if reveal is not None:
+        decks.unpack_reveal(reveal, source / "_static" / "revealjs")
     (source / "_toc.yml").write_text(toc(all_lessons), encoding="utf-8")
     config = source / "_config.yml"
     config.write_text(configure(config.read_text(encoding="utf-8"), repo, ref), encoding="utf-8")
@@ -279,7 +307,7 @@ def stage(root: Path, source: Path) -> Path:
 
 
 def build(root: Path, out: Path) -> Path:
-    source = stage(root, out.parent / (out.name + "-src"))
+    source = stage(root, out.parent / (out.name + "-src"), reveal=decks.reveal_tarball(root / "build"))
     if out.exists():
         shutil.rmtree(out)
     jupyter_book = Path(sys.executable).with_name("jupyter-book")

@@ -4,8 +4,10 @@ sphinx-book-theme builds its launch links from the page's path inside the book
 (``<path_to_book>/en/lessons/03_shuffle.ipynb``) and lists Binder first. The
 lessons live in the repository's ``notebooks/`` folder and Colab is the course's
 first platform, so this extension adds its own group to each lesson page's
-header, in this order: Colab (which gets the ``.ipynb`` itself), Binder, and the
-notebook's source on GitHub. The theme's own download button (the ``.ipynb``)
+header, in this order: Colab (which gets the ``.ipynb`` itself), Binder, the
+notebook's source on GitHub, and the lesson's static slides (the reveal.js deck
+``tools/site.py`` builds into ``<language>/slides/``, shown without a kernel).
+The theme's own download button (the ``.ipynb``)
 stays. The repository and ref come from ``pyproject.toml`` through the config
 values ``course_repository`` and ``course_ref`` (``tools/site.py`` sets them), so
 ``make links REPO=you/your-fork`` retargets the site as well.
@@ -35,6 +37,15 @@ def lesson_links(repo: str, ref: str, folder: str, notebook: str) -> dict[str, s
     }
 
 
+def slides_link(stem: str) -> str:
+    """The static deck of a lesson, from its page (``<language>/lessons/<stem>.html``).
+
+    >>> slides_link("03_shuffle")
+    '../slides/03_shuffle.html'
+    """
+    return f"../slides/{stem}.html"
+
+
 def add_lesson_buttons(app, pagename, templatename, context, doctree):
     match = LESSON_PAGE.match(pagename)
     if not match or "header_buttons" not in context:
@@ -50,6 +61,8 @@ def add_lesson_buttons(app, pagename, templatename, context, doctree):
          "icon": "_static/images/logo_binder.svg", "url": links["binder"]},
         {"type": "link", "text": "Source", "tooltip": "This notebook on GitHub", "label": "source-button",
          "icon": "fab fa-github", "url": links["source"]},
+        {"type": "link", "text": "Slides", "tooltip": "This lesson as slides (no kernel needed)",
+         "label": "slides-button", "icon": "fas fa-person-chalkboard", "url": slides_link(match.group("stem"))},
     ]
     group = {"type": "group", "tooltip": "Run this lesson", "icon": "fas fa-rocket", "buttons": buttons,
              "label": "launch-buttons"}
