@@ -28,7 +28,10 @@ a pipeline with notes only.
 
 Each rule is declared once, next to its check function, with
 :func:`tutor.doctor.registry.rule`: :data:`RULES` (``rule id -> Rule``, in
-report order) and :data:`DOCS` are built from those declarations. For every
+report order) and :data:`DOCS` are built from those declarations. A check
+judges one stage of the kinds its rule names (``on=``) and says what it
+found; the framework loops over the stages and stamps each finding with its
+rule's id (:func:`tutor.doctor.rules.run`). For every
 rule, ``RULES[rule_id].summary`` says what it finds::
 
     for r in tutor.doctor.RULES.values():

@@ -6,19 +6,28 @@ documentation page and sentence it rests on. The rule list
 (``tutor.doctor.RULES``), the documentation table (``DOCS``), the report's
 grouping and the course website's rules page are all built from it::
 
-    @rule("cache-to-file", kind="note", summary="...", why="...", fix="...", doc=API + "#cache", quote="...",
-          example="tf.data.Dataset.range(8).cache('c')", fixed="tf.data.Dataset.range(8).cache()")
-    def cache_to_file(stages):
-        ...  # yield Finding("cache-to-file", stage, message, fix)
+    @rule("random-map-before-cache", kind="wrong", on="cache", summary="...", why="...", fix="...",
+          doc=API + "#cache", quote="...", example="...", fixed="...")
+    def random_map_before_cache(stage):
+        ...  # return Found(message, fix), or None when the stage is fine
 
-A finding's kind is the rule's kind unless the check says otherwise (a rule
-whose ``kinds`` lists more than one, e.g. ``repeat-before-shuffle``: a finite
-``repeat(n)`` mixes epochs, an endless one is used on purpose by code that trains by steps).
+The framework owns the loop and the id, as a lint framework does: ``on``
+names the stage kinds the rule looks at (``on=EVERY_STAGE`` for all of them;
+``skip_library=True`` leaves out the stages a library utility built), and the
+check judges one stage at a time. A rule about the pipeline as a whole
+(``on=PIPELINE``) gets the list of stages and says which stage its finding is
+about (``Found(..., stage=...)``). Either way the check returns a
+:class:`Found` or None, and :func:`tutor.doctor.rules.run` makes the
+:class:`tutor.doctor.Finding`, stamped with the rule's id, kind and
+documentation sentence: a check never types its own id. A finding's kind is
+the rule's kind unless the check says otherwise (a rule whose ``kinds`` lists
+more than one, e.g. ``repeat-before-shuffle``: a finite ``repeat(n)`` mixes
+epochs, an endless one is used on purpose by code that trains by steps).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, NamedTuple
 
 API = "https://www.tensorflow.org/api_docs/python/tf/data/Dataset"
 GUIDE = "https://www.tensorflow.org/guide/data"
@@ -28,6 +37,23 @@ EXPERIMENTAL = "https://www.tensorflow.org/api_docs/python/tf/data/experimental/
 
 #: The kinds of finding, most serious first, with the heading the report gives each group.
 KINDS = {"wrong": "Wrong results", "slow": "Slow", "note": "Notes"}
+#: ``on=`` for a rule that judges every stage, and for one that judges the pipeline as a whole.
+EVERY_STAGE, PIPELINE = "*", "pipeline"
+
+
+class Found(NamedTuple):
+    """What a check found: the message and the fix, and what differs from its rule's declaration.
+
+    ``kind``, ``doc`` and ``quote`` default to the rule's; ``stage`` is the
+    stage judged, and a rule ``on=PIPELINE`` must name it.
+    """
+
+    message: str
+    fix: str
+    kind: str = ""
+    doc: str = ""
+    quote: str = ""
+    stage: object = None
 
 
 @dataclass(frozen=True)
@@ -53,7 +79,7 @@ class Rule:
     quote : str
         The sentence of that page it rests on.
     check : callable
-        ``check(stages)`` yields the :class:`tutor.doctor.Finding` objects.
+        ``check(stage)`` (``check(stages)`` for ``on=PIPELINE``) returns a :class:`Found` or None.
     kinds : tuple of str
         Every kind its findings can have, ``kind`` first.
     measured : bool
@@ -63,6 +89,11 @@ class Rule:
         ``np`` (empty where it needs more than one line: a service, 512 MB).
     fixed : str
         The same pipeline, fixed: the rule says nothing about it.
+    on : tuple of str
+        The stage kinds the check judges (``EVERY_STAGE``: all), or ``(PIPELINE,)``.
+    skip_library : bool
+        Leave out the stages a library utility built (``Stage.library``): a
+        finding about their code is one the user cannot act on.
     """
 
     id: str
@@ -72,11 +103,13 @@ class Rule:
     fix: str
     doc: str
     quote: str
-    check: Callable[[list], Iterator] = None
+    check: Callable = None
     kinds: tuple = ()
     measured: bool = False
     example: str = ""
     fixed: str = ""
+    on: tuple = (EVERY_STAGE,)
+    skip_library: bool = False
 
     def __post_init__(self):
         kinds = self.kinds or (self.kind,)
@@ -85,19 +118,29 @@ class Rule:
             raise ValueError(f"Rule {self.id!r}: kind must be one of {list(KINDS)} and id, summary and doc are "
                              f"required (got kind {self.kind!r}, kinds {kinds}).")
         object.__setattr__(self, "kinds", (self.kind, *(k for k in kinds if k != self.kind)))
+        on = (self.on,) if isinstance(self.on, str) else tuple(self.on)
+        if not on or (PIPELINE in on and len(on) > 1):
+            raise ValueError(f"Rule {self.id!r}: on names stage kinds, EVERY_STAGE or PIPELINE alone (got {self.on!r}).")
+        object.__setattr__(self, "on", on)
+
+    def looks_at(self, stage) -> bool:
+        """Whether the check judges ``stage`` (for a rule on stages)."""
+        return ((EVERY_STAGE in self.on or stage.kind in self.on)
+                and not (self.skip_library and stage.library is not None))
 
 
 #: Every declared rule, in the order the modules declare them.
 DECLARED: list[Rule] = []
 
 
-def rule(id: str, *, kind: str, summary: str, why: str, fix: str, doc: str, quote: str, kinds: tuple = (),
-         example: str = "", fixed: str = "") -> Callable:
+def rule(id: str, *, kind: str, summary: str, why: str, fix: str, doc: str, quote: str, on: str | tuple = EVERY_STAGE,
+         skip_library: bool = False, kinds: tuple = (), example: str = "", fixed: str = "") -> Callable:
     """Declare the decorated check function as rule ``id`` (see the module docstring and :class:`Rule`)."""
     def declare(check: Callable) -> Callable:
         if any(r.id == id for r in DECLARED):
             raise ValueError(f"The doctor rule {id!r} is declared twice.")
-        declared = Rule(id, kind, summary, why, fix, doc, quote, check, kinds, False, example, fixed)
+        declared = Rule(id, kind, summary, why, fix, doc, quote, check, kinds, False, example, fixed, on,
+                        skip_library)
         DECLARED.append(declared)
         check.rule = declared
         return check

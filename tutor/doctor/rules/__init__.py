@@ -1,5 +1,9 @@
 """The doctor's rules: each is declared once, with :func:`tutor.doctor.registry.rule` on its check function.
 
+:func:`run` is the framework's loop: it hands each rule the stages it declared
+(``on=``) one at a time, and is the one place that turns what a check found
+into a :class:`~tutor.doctor.report.Finding` stamped with the rule's id.
+
 Every rule is deliberately conservative: it speaks only when the graph shows
 the mistake, so the lessons' good pipelines come back clean. Rules about a
 stage's own code skip the stages a library utility built (``Stage.library``):
@@ -10,7 +14,7 @@ rests on. :data:`RULES` and :data:`DOCS` are built from the declarations in
 """
 from __future__ import annotations
 
-from ..registry import DECLARED, KINDS, Rule, in_report_order
+from ..registry import DECLARED, KINDS, PIPELINE, Found, Rule, in_report_order
 from ..report import Finding
 from ..stage import Stage
 from . import order  # noqa: F401, I001  (importing a module declares its rules: order first, as the rules page lists them)
@@ -41,10 +45,29 @@ def complete(f: Finding, declared: Rule) -> Finding:
     return f
 
 
+def judge(declared: Rule, stages: list[Stage]) -> list[Finding]:
+    """What rule ``declared`` finds in ``stages``: each stage it looks at, judged, stamped with its id and kind."""
+    if PIPELINE in declared.on:
+        found = [(None, declared.check(stages))]
+    else:
+        found = [(s, declared.check(s)) for s in stages if declared.looks_at(s)]
+    findings = []
+    for stage, said in found:
+        if said is None:
+            continue
+        said = Found(*said)
+        if said.stage is None and stage is None:
+            raise ValueError(f"The rule {declared.id!r} judges the whole pipeline, so its Found must name a stage.")
+        finding = Finding(declared.id, said.stage if said.stage is not None else stage, said.message, said.fix,
+                          kind=said.kind, doc=said.doc, quote=said.quote)
+        findings.append(complete(finding, declared))
+    return findings
+
+
 def run(stages: list[Stage], ignore: set[str]) -> list[Finding]:
     """Every finding of every rule not in ``ignore``, each with its kind and documentation sentence."""
     findings = []
     for rule_id, declared in RULES.items():
         if rule_id not in ignore:
-            findings.extend(complete(f, declared) for f in declared.check(stages))
+            findings.extend(judge(declared, stages))
     return findings

@@ -12,14 +12,13 @@ from __future__ import annotations
 import builtins
 import dis
 import types
-from typing import Any, Iterator
+from typing import Any
 
 from ..functions import PY_FUNCTION_OPS
 from ..objects import library_of, python_functions
-from ..registry import API, EXPERIMENTAL, GUIDE, rule
-from ..report import Finding
+from ..registry import API, EVERY_STAGE, EXPERIMENTAL, GUIDE, PIPELINE, Found, rule
 from ..stage import Stage
-from .walk import mine, upstream
+from .walk import upstream
 
 #: In-memory data from this many bytes on: a real risk for the 2 GB GraphDef limit when serialized.
 LARGE_SOURCE_BYTES = 512 * 2**20
@@ -125,7 +124,7 @@ def _resolve(ins, f, cells: dict) -> Any:
     return f.__globals__.get(name, vars(builtins).get(name))
 
 
-@rule("python-random-in-map", kind="wrong",
+@rule("python-random-in-map", kind="wrong", on=EVERY_STAGE, skip_library=True,
       summary="Python's random or np.random called in a map function's traced code (not inside the function it "
               "hands to numpy_function or py_function).",
       why="tf.data traces the function once: the Python call ran once, so every element gets the same 'random' "
@@ -134,68 +133,58 @@ def _resolve(ins, f, cells: dict) -> Any:
       doc=f"{API}#map", quote="tf.data traces the function and executes it as a graph.",
       example='tf.data.Dataset.range(100).map(lambda x: tf.cast(x, tf.float32) * np.random.uniform())',
       fixed='tf.data.Dataset.range(100).map(lambda x: tf.cast(x, tf.float32) * tf.random.uniform([]))')
-def python_random_in_map(stages: list[Stage]) -> Iterator[Finding]:
-    for s in stages:
-        if s.dataset is None or not mine(s):
-            continue
-        uses = sorted({u for f in python_functions(s.dataset) for u in python_random_uses(f)})
-        if not uses:
-            continue
-        yield Finding(
-            "python-random-in-map", s,
-            f"Its Python function calls {', '.join(uses)}. tf.data traces the function once into a graph, so that "
-            "Python call ran once, at trace time: its result is a constant, and every element gets the same "
-            "'random' value in every epoch.",
-            "Draw random numbers with TensorFlow ops inside the function: tf.random.uniform(...), the "
-            "tf.image.random_* ops, or tf.random.Generator / stateless ops with a seed per element.",
-        )
+def python_random_in_map(s: Stage) -> Found | None:
+    if s.dataset is None:
+        return None
+    uses = sorted({u for f in python_functions(s.dataset) for u in python_random_uses(f)})
+    if not uses:
+        return None
+    return Found(
+        f"Its Python function calls {', '.join(uses)}. tf.data traces the function once into a graph, so that Python "
+        "call ran once, at trace time: its result is a constant, and every element gets the same 'random' value in "
+        "every epoch.",
+        "Draw random numbers with TensorFlow ops inside the function: tf.random.uniform(...), the tf.image.random_* "
+        "ops, or tf.random.Generator / stateless ops with a seed per element.")
 
 
-@rule("python-before-service", kind="wrong",
+@rule("python-before-service", kind="wrong", on="distribute",
       summary="py_function, numpy_function or from_generator in the pipeline sent to the tf.data service.",
       why="The service's workers run a serialized graph: Python functions are not part of it.",
       fix="Write that step with TensorFlow ops, or run it after distribute() on the trainer.",
       doc=f"{API}#from_generator", quote="using from_generator will preclude the use of tf.data service for "
       "scaling out dataset processing.")
-def python_before_service(stages: list[Stage]) -> Iterator[Finding]:
-    for s in stages:
-        if s.kind != "distribute":
-            continue
-        py = upstream(s, lambda u: bool(u.fn_ops & PY_FUNCTION_OPS) or (u.kind == "source" and u.fn_name == "generator"))
-        if py is None:
-            continue
-        yield Finding(
-            "python-before-service", s,
-            f"The pipeline it sends to the tf.data service runs Python at {py.where}. The service's workers run a "
-            "serialized graph, and Python functions (py_function, numpy_function, from_generator) are not part of "
-            "it: workers in another process cannot run them.",
-            "Write that step with TensorFlow ops before distributing, or run it after distribute() on the trainer; "
-            "replace from_generator with a native source (files, from_tensor_slices of indices).",
-        )
+def python_before_service(s: Stage) -> Found | None:
+    py = upstream(s, lambda u: bool(u.fn_ops & PY_FUNCTION_OPS) or (u.kind == "source" and u.fn_name == "generator"))
+    if py is None:
+        return None
+    return Found(
+        f"The pipeline it sends to the tf.data service runs Python at {py.where}. The service's workers run a "
+        "serialized graph, and Python functions (py_function, numpy_function, from_generator) are not part of it: "
+        "workers in another process cannot run them.",
+        "Write that step with TensorFlow ops before distributing, or run it after distribute() on the trainer; "
+        "replace from_generator with a native source (files, from_tensor_slices of indices).")
 
 
-@rule("large-in-memory-source", kind="note",
+@rule("large-in-memory-source", kind="note", on=PIPELINE,
       summary="512 MB or more of arrays embedded by from_tensor_slices or from_tensors.",
       why="Serializing the dataset (the tf.data service, some distribution strategies) puts those bytes into one "
           "GraphDef, limited to 2 GB, and memory holds extra copies.",
       fix="Write the arrays to TFRecord files (or Dataset.save) and read those.",
       doc=f"{GUIDE}#consuming_numpy_arrays", quote="can run into the 2GB limit for the tf.GraphDef protocol buffer.")
-def large_in_memory_source(stages: list[Stage]) -> Iterator[Finding]:
+def large_in_memory_source(stages: list[Stage]) -> Found | None:
     total = sum(s.data_bytes for s in stages)
     if total < LARGE_SOURCE_BYTES:
-        return
-    biggest = max(stages, key=lambda s: s.data_bytes)
-    yield Finding(
-        "large-in-memory-source", biggest,
+        return None
+    return Found(
         f"The pipeline embeds {total / 2**20:.0f} MB of in-memory arrays as constants. Whenever the dataset is "
         "serialized (the tf.data service, some distribution strategies, saving it inside a model graph) those "
         "bytes go into one GraphDef, which cannot exceed 2 GB, and memory holds extra copies.",
         "Write the arrays to TFRecord files (or Dataset.save) and read those; or keep the arrays outside the "
         "graph and slice indices: tf.data.Dataset.range(n).map(lambda i: tf.gather(x, i)) with x a tf.Variable.",
-    )
+        stage=max(stages, key=lambda s: s.data_bytes))
 
 
-@rule("deprecated-experimental", kind="note",
+@rule("deprecated-experimental", kind="note", on=EVERY_STAGE, skip_library=True,
       summary="tf.data.experimental calls that build their own ops and have core replacements (parallel_interleave, "
               "map_and_batch, shuffle_and_repeat), in the user's own code (never in a library utility's stages).",
       why="They still work, but they are deprecated: the core Dataset methods do the same, and TensorFlow fuses "
@@ -205,14 +194,11 @@ def large_in_memory_source(stages: list[Stage]) -> Iterator[Finding]:
       "implementation.",
       example='tf.data.Dataset.range(100).apply(tf.data.experimental.map_and_batch(lambda x: x + 1, 10))',
       fixed='tf.data.Dataset.range(100).map(lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE).batch(10)')
-def deprecated_experimental(stages: list[Stage]) -> Iterator[Finding]:
-    for s in stages:
-        if s.op not in DEPRECATED_OPS or not mine(s):
-            continue
-        call, replacement, page, note = DEPRECATED_OPS[s.op]
-        yield Finding(
-            "deprecated-experimental", s,
-            f"It was built with {call}, which is deprecated: the core Dataset methods do the same, and TensorFlow "
-            "fuses or parallelizes them on its own.",
-            f"Use {replacement}.", doc=page, quote=note,
-        )
+def deprecated_experimental(s: Stage) -> Found | None:
+    if s.op not in DEPRECATED_OPS:
+        return None
+    call, replacement, page, note = DEPRECATED_OPS[s.op]
+    return Found(
+        f"It was built with {call}, which is deprecated: the core Dataset methods do the same, and TensorFlow fuses "
+        "or parallelizes them on its own.",
+        f"Use {replacement}.", doc=page, quote=note)

@@ -1,13 +1,10 @@
 """Rules about order: shuffling, repeating, caching and splitting in the wrong place."""
 from __future__ import annotations
 
-from typing import Iterator
-
-from ..registry import API, GUIDE, PERF, rule
-from ..report import Finding
+from ..registry import API, GUIDE, PERF, PIPELINE, Found, rule
 from ..sizes import elements_per_pass
 from ..stage import Stage
-from .walk import downstream, finite_take, finite_zip, infinite_repeat, is_, mine, random_map, repeats, reshuffles, upstream
+from .walk import downstream, finite_take, finite_zip, infinite_repeat, is_, random_map, repeats, reshuffles, upstream
 
 #: A shuffle buffer under this fraction of a dataset of known size counts as "small".
 SMALL_BUFFER_FRACTION = 0.1
@@ -51,7 +48,7 @@ def _consumes_batch(m: Stage, batch: Stage) -> bool:
     return m.splits_first_axis
 
 
-@rule("shuffle-after-batch", kind="wrong",
+@rule("shuffle-after-batch", kind="wrong", on="shuffle", skip_library=True,
       summary="A shuffle fed by batches (the same examples always share a batch), or by batches a cache froze.",
       why="Shuffling batches only changes the order of the batches: the model sees the same groups of examples "
           "every epoch.",
@@ -60,30 +57,27 @@ def _consumes_batch(m: Stage, batch: Stage) -> bool:
       "the dataset is required.",
       example='tf.data.Dataset.range(100).batch(10).shuffle(10)',
       fixed='tf.data.Dataset.range(100).shuffle(100).batch(10)')
-def shuffle_after_batch(stages: list[Stage]) -> Iterator[Finding]:
-    for s in stages:
-        if s.kind != "shuffle" or not mine(s):
-            continue
-        batch = upstream(s, is_("batch"), stop=is_("unbatch", *_SHUFFLES))
-        if batch is None or any(_consumes_batch(m, batch) for m in _between(batch, s)):
-            continue  # the batches are sequences the map took apart: shuffling them is right
-        earlier = upstream(batch, reshuffles, stop=is_("unbatch"))
-        cache = upstream(s, is_("cache"), stop=lambda u: u is earlier or u.kind == "unbatch") if earlier else None
-        if earlier is not None and (cache is None or upstream(cache, lambda u: u is earlier) is None):
-            continue  # examples were shuffled before batching, and nothing froze that
-        if cache is not None:
-            why = (f"The examples were shuffled at {earlier.where} and then batched, but {cache.where} stores the "
-                   "first epoch's batches and replays them: every epoch sees the same batches, only in a new order.")
-            fix = ("Cache before the shuffle and batch (ds.cache().shuffle(n).batch(b)); with a Keras utility that "
-                   "batches for you, pass batch_size=None, or unbatch() before cache() and batch again after the shuffle.")
-        else:
-            why = (f"It comes after {batch.where}, so it shuffles whole batches: the same examples always share a "
-                   "batch, and only the order of the batches changes.")
-            fix = f"Shuffle the examples before batching: ds.shuffle(...).batch({batch.params.get('batch_size', '...')})."
-        yield Finding("shuffle-after-batch", s, why, fix)
+def shuffle_after_batch(s: Stage) -> Found | None:
+    batch = upstream(s, is_("batch"), stop=is_("unbatch", *_SHUFFLES))
+    if batch is None or any(_consumes_batch(m, batch) for m in _between(batch, s)):
+        return None  # the batches are sequences the map took apart: shuffling them is right
+    earlier = upstream(batch, reshuffles, stop=is_("unbatch"))
+    cache = upstream(s, is_("cache"), stop=lambda u: u is earlier or u.kind == "unbatch") if earlier else None
+    if earlier is not None and (cache is None or upstream(cache, lambda u: u is earlier) is None):
+        return None  # examples were shuffled before batching, and nothing froze that
+    if cache is not None:
+        return Found(
+            f"The examples were shuffled at {earlier.where} and then batched, but {cache.where} stores the first "
+            "epoch's batches and replays them: every epoch sees the same batches, only in a new order.",
+            "Cache before the shuffle and batch (ds.cache().shuffle(n).batch(b)); with a Keras utility that batches "
+            "for you, pass batch_size=None, or unbatch() before cache() and batch again after the shuffle.")
+    return Found(
+        f"It comes after {batch.where}, so it shuffles whole batches: the same examples always share a batch, and "
+        "only the order of the batches changes.",
+        f"Shuffle the examples before batching: ds.shuffle(...).batch({batch.params.get('batch_size', '...')}).")
 
 
-@rule("small-shuffle-buffer", kind="wrong",
+@rule("small-shuffle-buffer", kind="wrong", on="shuffle", skip_library=True,
       summary="A shuffle buffer under 10% of the elements that reach it (read from the cardinality or by counting "
               "the lines or records of local files), or under 1,000 when the size cannot be read.",
       why="An element can only move as far as the buffer reaches: the output stays close to the input order, and "
@@ -93,40 +87,38 @@ def shuffle_after_batch(stages: list[Stage]) -> Iterator[Finding]:
       "the dataset is required.",
       example='tf.data.Dataset.range(1000).shuffle(10)',
       fixed='tf.data.Dataset.range(1000).shuffle(1000)')
-def small_shuffle_buffer(stages: list[Stage]) -> Iterator[Finding]:
-    for s in stages:
-        buffer = s.params.get("buffer_size")
-        if s.kind != "shuffle" or not mine(s) or not isinstance(buffer, int) or buffer < 0:
-            continue
-        size, known_from = elements_per_pass(s)
-        seed_like = (f" {buffer} is also a number people use as a seed: shuffle({buffer}) sets the buffer size; a "
-                     f"seed is shuffle(buffer_size, seed={buffer}).") if buffer in COMMON_SEEDS else ""
-        if size is not None:
-            if size == 0 or buffer >= SMALL_BUFFER_FRACTION * size:
-                continue
-            behind = " per pass (behind the repeat)" if s.input_cardinality is not None and s.input_cardinality < 0 else ""
-            counted = " (the doctor counted the records of its files)" if known_from == "files" else ""
-            why = (f"The buffer holds {buffer} of the {size} elements that reach it{behind}{counted} "
-                   f"({100 * buffer / size:.1f}%). An element can come out at most {buffer - 1} places earlier than "
-                   "it went in, so the output stays close to the input order: the first batches all come from the "
-                   f"start of the data.{seed_like}")
-            fix = (f"For a full shuffle use a buffer at least as large as the dataset: ds.shuffle({size}). If the "
-                   "elements are too big for that, shuffle something small (file names or indices) with a full "
-                   "buffer before the expensive map.")
-        elif buffer < TINY_BUFFER and upstream(s, is_("batch"), stop=is_("unbatch")) is None:
-            why = (f"The doctor cannot read how many elements reach it (TensorFlow does not know, and it could not "
-                   f"count them), so it assumed at least {TINY_BUFFER:,}, as in most training sets. Then a buffer "
-                   f"of {buffer} only mixes neighbours: an element moves at most {max(buffer - 1, 0)} places earlier."
-                   f"{seed_like}")
-            fix = ("If the data is larger than the buffer, use a buffer of thousands of elements (or the dataset's "
-                   "size if it fits in memory), and shuffle the file list too: "
-                   "files.shuffle(len(files)).interleave(...).shuffle(10_000). If it is smaller, ignore this.")
-        else:
-            continue
-        yield Finding("small-shuffle-buffer", s, why, fix)
+def small_shuffle_buffer(s: Stage) -> Found | None:
+    buffer = s.params.get("buffer_size")
+    if not isinstance(buffer, int) or buffer < 0:
+        return None
+    size, known_from = elements_per_pass(s)
+    seed_like = (f" {buffer} is also a number people use as a seed: shuffle({buffer}) sets the buffer size; a "
+                 f"seed is shuffle(buffer_size, seed={buffer}).") if buffer in COMMON_SEEDS else ""
+    if size is not None:
+        if size == 0 or buffer >= SMALL_BUFFER_FRACTION * size:
+            return None
+        behind = " per pass (behind the repeat)" if s.input_cardinality is not None and s.input_cardinality < 0 else ""
+        counted = " (the doctor counted the records of its files)" if known_from == "files" else ""
+        return Found(
+            f"The buffer holds {buffer} of the {size} elements that reach it{behind}{counted} "
+            f"({100 * buffer / size:.1f}%). An element can come out at most {buffer - 1} places earlier than it "
+            "went in, so the output stays close to the input order: the first batches all come from the start of "
+            f"the data.{seed_like}",
+            f"For a full shuffle use a buffer at least as large as the dataset: ds.shuffle({size}). If the elements "
+            "are too big for that, shuffle something small (file names or indices) with a full buffer before the "
+            "expensive map.")
+    if buffer < TINY_BUFFER and upstream(s, is_("batch"), stop=is_("unbatch")) is None:
+        return Found(
+            f"The doctor cannot read how many elements reach it (TensorFlow does not know, and it could not count "
+            f"them), so it assumed at least {TINY_BUFFER:,}, as in most training sets. Then a buffer of {buffer} "
+            f"only mixes neighbours: an element moves at most {max(buffer - 1, 0)} places earlier.{seed_like}",
+            "If the data is larger than the buffer, use a buffer of thousands of elements (or the dataset's size if "
+            "it fits in memory), and shuffle the file list too: "
+            "files.shuffle(len(files)).interleave(...).shuffle(10_000). If it is smaller, ignore this.")
+    return None
 
 
-@rule("repeat-before-shuffle", kind="wrong", kinds=("note",),
+@rule("repeat-before-shuffle", kind="wrong", kinds=("note",), on="shuffle",
       summary="A shuffle fed by repeat(n): epochs mix (wrong); fed by an endless repeat(): a deliberate speed "
               "trade-off with blurred epoch boundaries (note).",
       why="With repeat(n) before shuffle, an element can come back before another has appeared once, so an "
@@ -136,33 +128,26 @@ def small_shuffle_buffer(stages: list[Stage]) -> Iterator[Finding]:
       "the shuffle buffer is empty.",
       example='tf.data.Dataset.range(100).repeat(3).shuffle(100)',
       fixed='tf.data.Dataset.range(100).shuffle(100).repeat(3)')
-def repeat_before_shuffle(stages: list[Stage]) -> Iterator[Finding]:
-    for s in stages:
-        if s.kind != "shuffle":
-            continue
-        rep = upstream(s, repeats, stop=finite_zip)
-        if rep is None:
-            continue
-        if infinite_repeat(rep):
-            yield Finding(
-                "repeat-before-shuffle", s,
-                f"It comes after {rep.where}, an endless stream: the buffer never empties, so there are no epoch "
-                "boundaries and an element can come back before another has appeared once. Code that trains by "
-                "steps (TPU input functions, tensorflow/models, fit with steps_per_epoch) does this on purpose: the "
-                "buffer never has to refill at the end of an epoch.",
-                "Nothing to fix if you train by steps. If you need clean epochs, shuffle first: "
-                "ds.shuffle(...).repeat().",
-                kind="note")
-            continue
-        yield Finding(
-            "repeat-before-shuffle", s,
-            f"It comes after {rep.where}, so the buffer mixes those passes: an element can come back a second time "
-            "before another one has appeared once, and no pass is a clean epoch.",
-            "Shuffle first, then repeat: ds.shuffle(...).repeat(...) keeps the epochs apart and gives a new order in "
-            "every epoch.")
+def repeat_before_shuffle(s: Stage) -> Found | None:
+    rep = upstream(s, repeats, stop=finite_zip)
+    if rep is None:
+        return None
+    if infinite_repeat(rep):
+        return Found(
+            f"It comes after {rep.where}, an endless stream: the buffer never empties, so there are no epoch "
+            "boundaries and an element can come back before another has appeared once. Code that trains by steps "
+            "(TPU input functions, tensorflow/models, fit with steps_per_epoch) does this on purpose: the buffer "
+            "never has to refill at the end of an epoch.",
+            "Nothing to fix if you train by steps. If you need clean epochs, shuffle first: ds.shuffle(...).repeat().",
+            kind="note")
+    return Found(
+        f"It comes after {rep.where}, so the buffer mixes those passes: an element can come back a second time "
+        "before another one has appeared once, and no pass is a clean epoch.",
+        "Shuffle first, then repeat: ds.shuffle(...).repeat(...) keeps the epochs apart and gives a new order in "
+        "every epoch.")
 
 
-@rule("shuffle-before-cache", kind="wrong",
+@rule("shuffle-before-cache", kind="wrong", on="cache",
       summary="A cache stores a reshuffling shuffle's first order (or the batches made from it) and nothing "
               "shuffles after it.",
       why="Every later epoch replays the first epoch's order: the shuffle's new order each epoch is lost.",
@@ -171,24 +156,21 @@ def repeat_before_shuffle(stages: list[Stage]) -> Iterator[Finding]:
       "calling cache.",
       example='tf.data.Dataset.range(100).shuffle(100).cache()',
       fixed='tf.data.Dataset.range(100).cache().shuffle(100)')
-def shuffle_before_cache(stages: list[Stage]) -> Iterator[Finding]:
-    for s in stages:
-        if s.kind != "cache" or s.input_cardinality == -1:
-            continue  # an endless input never completes the cache (cache-after-infinite-repeat says so)
-        shuf = upstream(s, reshuffles, stop=is_("cache"))
-        if shuf is None or downstream(s, is_(*_SHUFFLES)) is not None:
-            continue  # a shuffle after the cache gives new orders (shuffle-after-batch covers batches)
-        batch = upstream(s, is_("batch"), stop=lambda u: u is shuf)
-        what = f"the batches that {batch.where} made from that order" if batch else "that order"
-        yield Finding(
-            "shuffle-before-cache", s,
-            f"It stores the first epoch's output of {shuf.where} and replays it: every later epoch gets {what} "
-            "again, so the shuffle's new order each epoch is lost.",
-            "Cache first, then shuffle (and batch): ds.cache().shuffle(n).batch(b).",
-        )
+def shuffle_before_cache(s: Stage) -> Found | None:
+    if s.input_cardinality == -1:
+        return None  # an endless input never completes the cache (cache-after-infinite-repeat says so)
+    shuf = upstream(s, reshuffles, stop=is_("cache"))
+    if shuf is None or downstream(s, is_(*_SHUFFLES)) is not None:
+        return None  # a shuffle after the cache gives new orders (shuffle-after-batch covers batches)
+    batch = upstream(s, is_("batch"), stop=lambda u: u is shuf)
+    what = f"the batches that {batch.where} made from that order" if batch else "that order"
+    return Found(
+        f"It stores the first epoch's output of {shuf.where} and replays it: every later epoch gets {what} again, "
+        "so the shuffle's new order each epoch is lost.",
+        "Cache first, then shuffle (and batch): ds.cache().shuffle(n).batch(b).")
 
 
-@rule("random-map-before-cache", kind="wrong",
+@rule("random-map-before-cache", kind="wrong", on="cache",
       summary="A cache fed by a map that draws random numbers (a random augmentation).",
       why="From the second epoch on the cache replays the first epoch's random results: the augmentation is frozen.",
       fix="Cache the deterministic work and augment after the cache: ds.map(decode).cache().map(augment).",
@@ -196,23 +178,18 @@ def shuffle_before_cache(stages: list[Stage]) -> Iterator[Finding]:
       "dataset.",
       example='tf.data.Dataset.range(100).map(lambda x: x + tf.random.uniform([], 0, 9, tf.int64)).cache()',
       fixed='tf.data.Dataset.range(100).cache().map(lambda x: x + tf.random.uniform([], 0, 9, tf.int64))')
-def random_map_before_cache(stages: list[Stage]) -> Iterator[Finding]:
-    for s in stages:
-        if s.kind != "cache":
-            continue
-        rnd = upstream(s, random_map, stop=is_("cache"))
-        if rnd is None:
-            continue
-        yield Finding(
-            "random-map-before-cache", s,
-            f"It stores the output of {rnd.where}, which draws random numbers. From the second epoch on, the cache "
-            "replays the first epoch's random results: the augmentation is frozen.",
-            "Cache the deterministic work (decoding, resizing) and apply the random augmentation after cache(): "
-            "ds.map(decode).cache().map(augment).",
-        )
+def random_map_before_cache(s: Stage) -> Found | None:
+    rnd = upstream(s, random_map, stop=is_("cache"))
+    if rnd is None:
+        return None
+    return Found(
+        f"It stores the output of {rnd.where}, which draws random numbers. From the second epoch on, the cache "
+        "replays the first epoch's random results: the augmentation is frozen.",
+        "Cache the deterministic work (decoding, resizing) and apply the random augmentation after cache(): "
+        "ds.map(decode).cache().map(augment).")
 
 
-@rule("cache-after-infinite-repeat", kind="wrong",
+@rule("cache-after-infinite-repeat", kind="wrong", on="cache",
       summary="A cache whose input never ends (it comes after an endless repeat).",
       why="The cache never finishes its first pass: memory (or the cache file) grows without limit, and nothing "
           "is read back from it.",
@@ -221,23 +198,18 @@ def random_map_before_cache(stages: list[Stage]) -> Iterator[Finding]:
       "file opening and data reading) are executed only during the first epoch.",
       example='tf.data.Dataset.range(100).repeat().cache()',
       fixed='tf.data.Dataset.range(100).cache().repeat()')
-def cache_after_infinite_repeat(stages: list[Stage]) -> Iterator[Finding]:
-    for s in stages:
-        if s.kind != "cache":
-            continue
-        rep = upstream(s, infinite_repeat, stop=lambda u: finite_take(u) or finite_zip(u))
-        if rep is None and s.input_cardinality != -1:
-            continue
-        after = f"It comes after {rep.where}, so its" if rep else "Its"
-        yield Finding(
-            "cache-after-infinite-repeat", s,
-            f"{after} input never ends: the cache can never finish its first pass, memory (or the cache file) grows "
-            "without limit, and nothing is ever read back from it.",
-            "Cache the finite data, then repeat: ds.cache().repeat().",
-        )
+def cache_after_infinite_repeat(s: Stage) -> Found | None:
+    rep = upstream(s, infinite_repeat, stop=lambda u: finite_take(u) or finite_zip(u))
+    if rep is None and s.input_cardinality != -1:
+        return None
+    after = f"It comes after {rep.where}, so its" if rep else "Its"
+    return Found(
+        f"{after} input never ends: the cache can never finish its first pass, memory (or the cache file) grows "
+        "without limit, and nothing is ever read back from it.",
+        "Cache the finite data, then repeat: ds.cache().repeat().")
 
 
-@rule("cache-to-file", kind="note",
+@rule("cache-to-file", kind="note", on=PIPELINE,
       summary="A cache written to a file, which outlives the run (said once per pipeline).",
       why="The next run reads the file back instead of running the stages before the cache, even after they "
           "changed: the cache can go stale silently.",
@@ -246,18 +218,17 @@ def cache_after_infinite_repeat(stages: list[Stage]) -> Iterator[Finding]:
       "the cache file is removed or the filename is changed.",
       example="tf.data.Dataset.range(100).cache('train_cache')",
       fixed='tf.data.Dataset.range(100).cache()')
-def cache_to_file(stages: list[Stage]) -> Iterator[Finding]:
+def cache_to_file(stages: list[Stage]) -> Found | None:
     files = [s for s in stages if s.kind == "cache" and s.params.get("filename") != ""]
-    if files:
-        more = f" ({len(files)} file caches in this pipeline)" if len(files) > 1 else ""
-        yield Finding(
-            "cache-to-file", files[0],
-            "A cache written to a file outlives this run: the next run reads the file back instead of running the "
-            f"stages before the cache, even after you change them. The cache goes stale silently{more}.",
-            "Delete the cache files (the file name plus its .index and .data suffixes) whenever the stages before "
-            "cache() change, or put a version in the file name; cache() without a file name lives in memory for "
-            "this run only.",
-        )
+    if not files:
+        return None
+    more = f" ({len(files)} file caches in this pipeline)" if len(files) > 1 else ""
+    return Found(
+        "A cache written to a file outlives this run: the next run reads the file back instead of running the "
+        f"stages before the cache, even after you change them. The cache goes stale silently{more}.",
+        "Delete the cache files (the file name plus its .index and .data suffixes) whenever the stages before "
+        "cache() change, or put a version in the file name; cache() without a file name lives in memory for this "
+        "run only.", stage=files[0])
 
 
 def _step_limit(take: Stage, shuf: Stage) -> bool:
@@ -271,7 +242,7 @@ def _step_limit(take: Stage, shuf: Stage) -> bool:
     return batched is not None and batched.kind == "batch" and tail is None
 
 
-@rule("split-after-reshuffle", kind="wrong", kinds=("note",),
+@rule("split-after-reshuffle", kind="wrong", kinds=("note",), on=("take", "skip"),
       summary="take() or skip() after a shuffle that reshuffles each iteration, with no repeat between (wrong); "
               "a take() of batches at the end of a pipeline, most often a step limit, is a note.",
       why="The split picks different elements every epoch: test examples leak into training.",
@@ -280,29 +251,24 @@ def _step_limit(take: Stage, shuf: Stage) -> bool:
       "the dataset should be pseudorandomly reshuffled each time it is iterated over.",
       example='tf.data.Dataset.range(100).shuffle(100).take(80)',
       fixed='tf.data.Dataset.range(100).shuffle(100, reshuffle_each_iteration=False).take(80)')
-def split_after_reshuffle(stages: list[Stage]) -> Iterator[Finding]:
-    for s in stages:
-        if s.kind not in ("take", "skip") or s.params.get("count") in (None, -1, 0):
-            continue
-        shuf = upstream(s, reshuffles, stop=is_("repeat"))
-        if shuf is None or s.input_cardinality == -1 or upstream(s, infinite_repeat, stop=finite_zip):
-            continue  # taking steps from an endless stream is a step limit, not a split
-        if s.kind == "take" and _step_limit(s, shuf):
-            yield Finding(
-                "split-after-reshuffle", s,
-                f"It takes the first {s.params['count']} batches of {shuf.where}, which draws a new order every "
-                "epoch. As a limit on the steps of a training run that is fine. If it splits off a test set, its "
-                "batches change every epoch and overlap what skip() keeps for training.",
-                "For a step limit, nothing to do (or pass steps_per_epoch to fit). For a split, split before the "
-                "shuffle, or shuffle with reshuffle_each_iteration=False (image_dataset_from_directory: split the "
-                "folders, or pass shuffle=False).",
-                kind="note")
-            continue
-        yield Finding(
-            "split-after-reshuffle", s,
-            f"It splits the output of {shuf.where}, which draws a new order every time the dataset is iterated. "
-            f"So {s.kind}() picks different elements in every epoch: a train/test split made this way leaks test "
-            "examples into training.",
-            "Split first and shuffle only the training part: train = ds.skip(n).shuffle(...), test = ds.take(n); or "
-            "pass reshuffle_each_iteration=False to the shuffle before splitting.",
-        )
+def split_after_reshuffle(s: Stage) -> Found | None:
+    if s.params.get("count") in (None, -1, 0):
+        return None
+    shuf = upstream(s, reshuffles, stop=is_("repeat"))
+    if shuf is None or s.input_cardinality == -1 or upstream(s, infinite_repeat, stop=finite_zip):
+        return None  # taking steps from an endless stream is a step limit, not a split
+    if s.kind == "take" and _step_limit(s, shuf):
+        return Found(
+            f"It takes the first {s.params['count']} batches of {shuf.where}, which draws a new order every epoch. "
+            "As a limit on the steps of a training run that is fine. If it splits off a test set, its batches "
+            "change every epoch and overlap what skip() keeps for training.",
+            "For a step limit, nothing to do (or pass steps_per_epoch to fit). For a split, split before the "
+            "shuffle, or shuffle with reshuffle_each_iteration=False (image_dataset_from_directory: split the "
+            "folders, or pass shuffle=False).",
+            kind="note")
+    return Found(
+        f"It splits the output of {shuf.where}, which draws a new order every time the dataset is iterated. So "
+        f"{s.kind}() picks different elements in every epoch: a train/test split made this way leaks test examples "
+        "into training.",
+        "Split first and shuffle only the training part: train = ds.skip(n).shuffle(...), test = ds.take(n); or pass "
+        "reshuffle_each_iteration=False to the shuffle before splitting.")

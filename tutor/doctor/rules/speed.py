@@ -1,12 +1,9 @@
 """Rules about speed: work that runs one element at a time on one core when it need not."""
 from __future__ import annotations
 
-from typing import Iterator
-
 from ..functions import PY_FUNCTION_OPS
 from ..labels import reader
-from ..registry import API, PERF, rule
-from ..report import Finding
+from ..registry import API, EVERY_STAGE, PERF, PIPELINE, Found, rule
 from ..stage import Stage
 from .walk import downstream, mine, parallel
 
@@ -68,9 +65,14 @@ def _what(op: str) -> str:
     return next((v for k, v in _WHAT.items() if op.startswith(k)), "does heavy work")
 
 
-def _map_parallelization_off(stages: list[Stage]) -> bool:
+def _last(s: Stage) -> Stage:
+    """The pipeline's last stage, the one whose options hold for all of it."""
+    return downstream(s, lambda u: not u.consumers) or s
+
+
+def _map_parallelization_off(s: Stage) -> bool:
     try:
-        return stages[-1].dataset.options().experimental_optimization.map_parallelization is False
+        return _last(s).dataset.options().experimental_optimization.map_parallelization is False
     except Exception:
         return False
 
@@ -92,7 +94,7 @@ def _vectorizable(s: Stage) -> bool:
     return not (_fully_defined(s.inputs[0] if s.inputs else None) and _fully_defined(s) is False)
 
 
-@rule("vectorizable-map-before-batch", kind="slow",
+@rule("vectorizable-map-before-batch", kind="slow", on="map", skip_library=True,
       summary="A map, later batched (no cache between), whose work on the element is only element-wise maths and "
               "batch-friendly image ops.",
       why="Each call of a map function has a fixed cost: one call per batch is cheaper than one per element.",
@@ -101,26 +103,23 @@ def _vectorizable(s: Stage) -> bool:
       "batch of inputs at once) and apply the batch transformation before the map transformation.",
       example='tf.data.Dataset.range(100).map(lambda x: x * 2).batch(10)',
       fixed='tf.data.Dataset.range(100).batch(10).map(lambda x: x * 2)')
-def vectorizable_map_before_batch(stages: list[Stage]) -> Iterator[Finding]:
-    for s in stages:
-        if s.kind != "map" or not mine(s) or not _vectorizable(s):
-            continue
-        batch = downstream(s, lambda u: u.kind == "batch" and mine(u),
-                           stop=lambda u: u.kind in ("cache", "unbatch", "batch") or not mine(u))
-        if batch is None:
-            continue
-        ops = ", ".join(sorted(s.data_ops & VECTORIZABLE_OPS))
-        yield Finding(
-            "vectorizable-map-before-batch", s,
-            f"Its function only uses element-wise TensorFlow ops ({ops}) that work just as well on a whole batch, "
-            f"yet it runs once per element before {batch.where}. Each call has a fixed cost, so many small calls "
-            "are slower than one big one.",
-            "Batch first and map the batch: ds.batch(...).map(fn) (check that fn handles the extra batch "
-            "dimension; random values then need one draw per image).",
-        )
+def vectorizable_map_before_batch(s: Stage) -> Found | None:
+    if not _vectorizable(s):
+        return None
+    batch = downstream(s, lambda u: u.kind == "batch" and mine(u),
+                       stop=lambda u: u.kind in ("cache", "unbatch", "batch") or not mine(u))
+    if batch is None:
+        return None
+    ops = ", ".join(sorted(s.data_ops & VECTORIZABLE_OPS))
+    return Found(
+        f"Its function only uses element-wise TensorFlow ops ({ops}) that work just as well on a whole batch, yet "
+        f"it runs once per element before {batch.where}. Each call has a fixed cost, so many small calls are slower "
+        "than one big one.",
+        "Batch first and map the batch: ds.batch(...).map(fn) (check that fn handles the extra batch dimension; "
+        "random values then need one draw per image).")
 
 
-@rule("map-not-parallel", kind="slow",
+@rule("map-not-parallel", kind="slow", on="map", skip_library=True,
       summary="A map that decodes, resizes, parses, tokenises or runs Python, without num_parallel_calls, that "
               "TensorFlow will not parallelize on its own (its function is stateful, or the options turn that off).",
       why="The map runs one element at a time on one core while the others wait.",
@@ -131,29 +130,25 @@ def vectorizable_map_before_batch(stages: list[Stage]) -> Iterator[Finding]:
               "tf.io.decode_jpeg(tf.io.read_file(p)), [8, 8, 3]))",
       fixed="tf.data.Dataset.from_tensor_slices(['a.jpg']).map(lambda p: tf.image.random_crop("
             "tf.io.decode_jpeg(tf.io.read_file(p)), [8, 8, 3]), num_parallel_calls=tf.data.AUTOTUNE)")
-def map_not_parallel(stages: list[Stage]) -> Iterator[Finding]:
-    off = _map_parallelization_off(stages)
-    for s in stages:
-        if s.kind != "map" or s.op not in ("MapDataset",) or not mine(s):
-            continue
-        work = work_ops(s)
-        state = stateful_ops(s)
-        if not work or not (state or off):
-            continue  # stateless: TensorFlow's map_parallelization (on by default) runs it in parallel
-        kinds = sorted({_what(op) for op in work})
-        because = (f"its function is stateful ({', '.join(state[:4])}), and TensorFlow's automatic "
-                   "map_parallelization only rewrites stateless functions" if state else
-                   "this pipeline's options turn map_parallelization off")
-        python = set(work) & PY_FUNCTION_OPS
-        extra = (" Parallel calls help Python that waits (file or network reads) because waiting releases the "
-                 "GIL; pure-Python computation holds the GIL, so write that part with TensorFlow ops."
-                 if python else "")
-        yield Finding(
-            "map-not-parallel", s,
-            f"Its function {' and '.join(kinds)} ({', '.join(work[:4])}) for every element, one element at a time "
-            f"on one core: it has no num_parallel_calls, and {because}.",
-            f"Run it in parallel: ds.map({s.fn_name or 'fn'}, num_parallel_calls=tf.data.AUTOTUNE).{extra}",
-        )
+def map_not_parallel(s: Stage) -> Found | None:
+    if s.op != "MapDataset":
+        return None
+    work = work_ops(s)
+    if not work:
+        return None
+    state = stateful_ops(s)
+    if not state and not _map_parallelization_off(s):
+        return None  # stateless: TensorFlow's map_parallelization (on by default) runs it in parallel
+    kinds = sorted({_what(op) for op in work})
+    because = (f"its function is stateful ({', '.join(state[:4])}), and TensorFlow's automatic map_parallelization "
+               "only rewrites stateless functions" if state else "this pipeline's options turn map_parallelization off")
+    python = set(work) & PY_FUNCTION_OPS
+    extra = (" Parallel calls help Python that waits (file or network reads) because waiting releases the GIL; "
+             "pure-Python computation holds the GIL, so write that part with TensorFlow ops." if python else "")
+    return Found(
+        f"Its function {' and '.join(kinds)} ({', '.join(work[:4])}) for every element, one element at a time on one "
+        f"core: it has no num_parallel_calls, and {because}.",
+        f"Run it in parallel: ds.map({s.fn_name or 'fn'}, num_parallel_calls=tf.data.AUTOTUNE).{extra}")
 
 
 def _one_file(s: Stage) -> bool:
@@ -172,7 +167,7 @@ def _zipped(s: Stage) -> bool:
     return after is not None and after.kind == "zip"
 
 
-@rule("sequential-file-reading", kind="slow",
+@rule("sequential-file-reading", kind="slow", on=EVERY_STAGE,
       summary="Several files read one after another: flat_map(TFRecordDataset), interleave without "
               "num_parallel_calls, or a reader without num_parallel_reads (one file, or line-aligned files "
               "zipped together, are left alone).",
@@ -182,24 +177,19 @@ def _zipped(s: Stage) -> bool:
       quote="If None, files will be read sequentially.",
       example="tf.data.TFRecordDataset(['a.tfrecord', 'b.tfrecord'])",
       fixed="tf.data.TFRecordDataset(['a.tfrecord', 'b.tfrecord'], num_parallel_reads=tf.data.AUTOTUNE)")
-def sequential_file_reading(stages: list[Stage]) -> Iterator[Finding]:
-    for s in stages:
-        name = reader(s)
-        if s.op not in ("FlatMapDataset", "InterleaveDataset") or name is None or s.input_cardinality in (0, 1):
-            continue
-        if _one_file(s) or _zipped(s):
-            continue  # nothing to read in parallel, or the order of the lines must be kept
-        if s.library:
-            fix = f"Read several files at once: tf.data.{name}(filenames, num_parallel_reads=tf.data.AUTOTUNE)."
-        else:
-            fix = (f"Interleave the files in parallel: files.interleave(tf.data.{name}, cycle_length=..., "
-                   "num_parallel_calls=tf.data.AUTOTUNE) (add deterministic=False if the order may vary).")
-        yield Finding(
-            "sequential-file-reading", s,
-            "It reads its files one after another on one thread: while one file waits for the disk (or the "
-            "network), nothing else is read.",
-            fix,
-        )
+def sequential_file_reading(s: Stage) -> Found | None:
+    name = reader(s)
+    if s.op not in ("FlatMapDataset", "InterleaveDataset") or name is None or s.input_cardinality in (0, 1):
+        return None
+    if _one_file(s) or _zipped(s):
+        return None  # nothing to read in parallel, or the order of the lines must be kept
+    if s.library:
+        fix = f"Read several files at once: tf.data.{name}(filenames, num_parallel_reads=tf.data.AUTOTUNE)."
+    else:
+        fix = (f"Interleave the files in parallel: files.interleave(tf.data.{name}, cycle_length=..., "
+               "num_parallel_calls=tf.data.AUTOTUNE) (add deterministic=False if the order may vary).")
+    return Found("It reads its files one after another on one thread: while one file waits for the disk (or the "
+                 "network), nothing else is read.", fix)
 
 
 def _cheap_generator(s: Stage) -> bool:
@@ -213,7 +203,7 @@ def _cheap_generator(s: Stage) -> bool:
         return False
 
 
-@rule("generator-source", kind="slow",
+@rule("generator-source", kind="slow", on="source",
       summary="from_generator that yields the data itself (a generator of scalar indices or file names is fine).",
       why="A Python generator runs in one thread and holds the GIL, and the pipeline cannot be sent to the "
           "tf.data service.",
@@ -222,18 +212,14 @@ def _cheap_generator(s: Stage) -> bool:
       "scaling out dataset processing.",
       example='tf.data.Dataset.from_generator(lambda: iter([np.zeros(3)]), output_signature=tf.TensorSpec((3,), tf.float64))',
       fixed='tf.data.Dataset.from_tensor_slices(np.zeros((1, 3)))')
-def generator_source(stages: list[Stage]) -> Iterator[Finding]:
-    for s in stages:
-        if s.kind != "source" or s.fn_name != "generator" or _cheap_generator(s):
-            continue
-        yield Finding(
-            "generator-source", s,
-            "Its elements come from a Python generator, which runs in one thread and holds the GIL: nothing "
-            "upstream of it can run in parallel, and the pipeline cannot be sent to the tf.data service or "
-            "serialized.",
-            "Use a native source when one fits (from_tensor_slices, TFRecordDataset, ...), or the index trick: a "
-            "generator (or range) of indices, then ds.map(load, num_parallel_calls=tf.data.AUTOTUNE) does the work.",
-        )
+def generator_source(s: Stage) -> Found | None:
+    if s.fn_name != "generator" or _cheap_generator(s):
+        return None
+    return Found(
+        "Its elements come from a Python generator, which runs in one thread and holds the GIL: nothing upstream of "
+        "it can run in parallel, and the pipeline cannot be sent to the tf.data service or serialized.",
+        "Use a native source when one fits (from_tensor_slices, TFRecordDataset, ...), or the index trick: a "
+        "generator (or range) of indices, then ds.map(load, num_parallel_calls=tf.data.AUTOTUNE) does the work.")
 
 
 #: Ops that hand over elements made on background threads: nothing to prefetch after them.
@@ -258,7 +244,7 @@ def _asynchronous(s: Stage) -> bool:
     return s.op.startswith(_ASYNC) or (s.kind == "batch" and parallel(s))
 
 
-@rule("no-prefetch-at-end", kind="note", kinds=("slow",),
+@rule("no-prefetch-at-end", kind="note", kinds=("slow",), on=PIPELINE,
       summary="The last stage runs synchronously and is not a prefetch: a note where TensorFlow adds "
               "prefetch(AUTOTUNE) itself (inject_prefetch, on by default), slow where the options turn that off.",
       why="Without a prefetch at the end, preparing the next element does not overlap with the training step.",
@@ -267,28 +253,25 @@ def _asynchronous(s: Stage) -> bool:
       "training step.",
       example='tf.data.Dataset.range(100).batch(10)',
       fixed='tf.data.Dataset.range(100).batch(10).prefetch(tf.data.AUTOTUNE)')
-def no_prefetch_at_end(stages: list[Stage]) -> Iterator[Finding]:
+def no_prefetch_at_end(stages: list[Stage]) -> Found | None:
     if not stages:
-        return
+        return None
     last = end = stages[-1]
     while end.kind in ("options", "take") and end.inputs:
         end = end.inputs[0]
     if _asynchronous(end):
-        return  # a prefetch, or a stage that already works ahead on its own threads
+        return None  # a prefetch, or a stage that already works ahead on its own threads
     off = _injection_off(stages)
     if off is None:
-        yield Finding(
-            "no-prefetch-at-end", last,
+        return Found(
             f"The pipeline ends with {end.where}, which works only when asked. TensorFlow adds "
             "prefetch(tf.data.AUTOTUNE) after it by itself when the iterator is made (its inject_prefetch "
             "optimization, on by default), so the next element is prepared during the training step anyway.",
             "Nothing to do. Writing .prefetch(tf.data.AUTOTUNE) at the end makes that explicit and keeps it on "
             "TensorFlow versions or options without the injection.",
-            kind="note")
-        return
-    yield Finding(
-        "no-prefetch-at-end", last,
-        f"The pipeline ends with {end.where}, which works only when asked, and its options ({off}) stop "
-        "TensorFlow from adding a prefetch itself: preparing the next element does not overlap with the training "
-        "step that uses this one.",
-        "Add .prefetch(tf.data.AUTOTUNE) as the last step.", kind="slow")
+            kind="note", stage=last)
+    return Found(
+        f"The pipeline ends with {end.where}, which works only when asked, and its options ({off}) stop TensorFlow "
+        "from adding a prefetch itself: preparing the next element does not overlap with the training step that "
+        "uses this one.",
+        "Add .prefetch(tf.data.AUTOTUNE) as the last step.", kind="slow", stage=last)
