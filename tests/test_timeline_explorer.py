@@ -1,10 +1,10 @@
-"""timeline_explorer: driven from code, each toggle changes the recorded run; the readout weighs it against the noise."""
+"""timeline_explorer: driven from code, each toggle changes the recorded run; the readout judges it by tutor.verdict."""
 import numpy as np
 
 import tutor
 from tutor.timeline import EPOCHS, FILES, RECORDS, STEPS, RunBook, explorer_pipeline, simulate, step_period
 from tutor.timeline.intervals import overlap_length
-from tutor.widgets.timeline import CALIBRATION_RUNS, describe_runs
+from tutor.widgets.timeline import RUNS_PER_SETTING, describe_runs
 
 
 def test_explorer_redraws_a_recorded_run_for_each_setting():
@@ -33,11 +33,14 @@ def test_explorer_redraws_a_recorded_run_for_each_setting():
 def test_the_starting_setting_is_run_several_times_and_the_median_run_is_shown():
     ex = tutor.timeline_explorer()
     (key, runs), = ex.book.runs.items()
-    assert len(runs) == CALIBRATION_RUNS and "median of 3 runs" in ex.readout.value
+    assert len(runs) == RUNS_PER_SETTING and "median of 3 runs" in ex.readout.value
     paces = sorted(step_period(t) for t in runs)
     assert step_period(ex.display.timelines[0]) == paces[1]
     ex.buttons.children[-1].click()  # run again: one more run of the same setting
-    assert len(ex.book.runs[key]) == CALIBRATION_RUNS + 1 and "median of 4 runs" in ex.readout.value
+    assert len(ex.book.runs[key]) == RUNS_PER_SETTING + 1 and "median of 4 runs" in ex.readout.value
+    ex.set(prefetch=True)  # a new setting is run three times too, so the verdict helper can judge it
+    assert len(ex.book.runs[tuple(sorted(ex.values.items()))]) == RUNS_PER_SETTING
+    assert "tutor.verdict.compare judges" in ex.readout.value
 
 
 def _decode_during_train_steps(tl) -> float:
@@ -66,33 +69,46 @@ def _model(step_time, steps=STEPS):
     return simulate([("read", 0.003), ("decode", 0.006)], step_time=step_time, steps=steps)
 
 
-def test_runbook_median_and_noise():
+def test_runbook_median_and_paces():
     book = RunBook()
-    assert book.noise_ms() is None
-    for step_time in (0.004, 0.006, 0.005):  # three runs of one setting, paces 13, 15 and 14 ms
+    assert book.paces_ms(("a",)) == []
+    for step_time in (0.004, 0.006, 0.005):  # three runs of one setting
         book.add(("a",), _model(step_time))
     assert step_period(book.median_run(("a",))) == sorted(step_period(_model(t)) for t in (0.004, 0.005, 0.006))[1]
+    assert book.paces_ms(("a",)) == [1000 * step_period(_model(t)) for t in (0.004, 0.006, 0.005)]
     assert book.pace_ms(("a",)) == 1000 * step_period(_model(0.005))
-    spread = 1000 * (step_period(_model(0.006)) - step_period(_model(0.004)))
-    assert np.isclose(book.noise_ms(), spread / 2)
 
 
-def test_readout_says_when_a_change_is_within_the_noise():
-    book = RunBook()
+def _readout(book, history, values, step_time):
+    return describe_runs(tutor.TimelineDisplay.from_timeline(_model(step_time)), values, book, history)
+
+
+def test_readout_judges_a_change_by_the_verdict_helpers_rule():
+    from tutor.verdict import decide
+
+    book, history = RunBook(), []
+
+    def runs(values, step_times):
+        key = tuple(sorted(values.items()))
+        for t in step_times:
+            book.add(key, _model(t))
+        history.append((key, values))
+        return book.paces_ms(key)
+
     base = {"prefetch": False, "step_ms": 4}
-    for step_time in (0.004, 0.0045):
-        book.add(tuple(sorted(base.items())), _model(step_time))
-    noise = book.noise_ms()
-    small = {**base, "prefetch": True}
-    book.add(tuple(sorted(small.items())), _model(0.0042))  # moves the pace by less than twice the noise
-    history = [(tuple(sorted(base.items())), base), (tuple(sorted(small.items())), small)]
-    disp = tutor.TimelineDisplay.from_timeline(_model(0.0042))
-    assert "within the run-to-run noise" in describe_runs(disp, small, book, history)
-    big = {**base, "step_ms": 12}
-    book.add(tuple(sorted(big.items())), _model(0.012))
-    history.append((tuple(sorted(big.items())), big))
-    text = describe_runs(tutor.TimelineDisplay.from_timeline(_model(0.012)), big, book, history)
-    assert f"more than the run-to-run noise (±{noise:.1f} ms)" in text and "step_ms=12" in text
+    before = runs(base, (0.004, 0.0045, 0.005))
+    overlapping = {**base, "prefetch": True}  # runs that overlap the first setting's: no verdict either way
+    after = runs(overlapping, (0.0042, 0.0047, 0.0052))
+    assert decide(before, after) == "no clear difference"
+    assert "no clear difference on this machine" in _readout(book, history, overlapping, 0.0047)
+    slower = {**overlapping, "step_ms": 12}
+    after_slower = runs(slower, (0.012, 0.0125, 0.013))
+    assert decide(after, after_slower) == "slower"
+    text = _readout(book, history, slower, 0.0125)
+    assert "step_ms=12" in text and ", slower (the medians and the spread of 3 and 3 runs" in text
+    one = {**slower, "prefetch": False}
+    runs(one, (0.004,))  # one run only: too few for a verdict
+    assert "press <i>run again</i> for a verdict" in _readout(book, history, one, 0.004)
 
 
 def test_explorer_pipeline_stages():

@@ -3,8 +3,8 @@
 :func:`explorer_pipeline` is the pipeline that ``tutor.timeline_explorer`` runs
 (lesson 07 records it at both ends of the explorer's settings);
 :class:`DecodeCost` and :class:`Prebuilt` let one traced pipeline serve many
-runs; :class:`RunBook` keeps every recorded run by setting and measures the
-run-to-run noise with :func:`step_period`.
+runs; :class:`RunBook` keeps every recorded run by setting, and gives the pace
+of each (:func:`step_period`) for the verdict helper to judge.
 """
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import statistics
 import time
 from typing import Callable
 
-import numpy as np
 import tensorflow as tf
 
 from .pipeline import Pipeline, naive_options
@@ -125,11 +124,12 @@ class Prebuilt(Pipeline):
 
 
 class RunBook:
-    """Every recorded run, grouped by setting: the median run, and how far runs of one setting spread.
+    """Every recorded run, grouped by setting: the median run, and the pace of each run.
 
     >>> book = RunBook()
-    >>> book.noise_ms() is None
-    True
+    >>> book.add(("a",), tutor.timeline.simulate([("read", 0.002)], step_time=0.004, steps=4))
+    >>> [round(p, 1) for p in book.paces_ms(("a",))]  # 2 ms to read, then a 4 ms step, one after the other
+    [6.0]
     """
 
     def __init__(self):
@@ -143,10 +143,9 @@ class RunBook:
         runs = sorted(self.runs[key], key=step_period)
         return runs[(len(runs) - 1) // 2]
 
-    def pace_ms(self, key: tuple) -> float:
-        return 1000 * statistics.median(step_period(t) for t in self.runs[key])
+    def paces_ms(self, key: tuple) -> list[float]:
+        """Milliseconds per step after the first, of each run of this setting, in the order they ran."""
+        return [1000 * step_period(t) for t in self.runs.get(key, [])]
 
-    def noise_ms(self) -> float | None:
-        """Half the widest spread of step pace seen between runs of one setting (None before any repeat)."""
-        spreads = [np.ptp([step_period(t) for t in runs]) for runs in self.runs.values() if len(runs) > 1]
-        return 1000 * max(spreads) / 2 if spreads else None
+    def pace_ms(self, key: tuple) -> float:
+        return statistics.median(self.paces_ms(key))

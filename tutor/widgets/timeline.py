@@ -8,11 +8,12 @@ import numpy as np
 
 from ..timeline import (STEPS, DecodeCost, Prebuilt, RunBook, TimelineDisplay, explorer_pipeline, pipeline_code,
                         record)
+from ..verdict import decide
 from ._base import Explorer, int_slider
 from ._frontend import code_html
 
-#: Runs of the starting setting made when the explorer opens: they measure the run-to-run noise.
-CALIBRATION_RUNS = 3
+#: Runs made of a setting the first time it is drawn: the verdict helper judges at least 3 runs of each side.
+RUNS_PER_SETTING = 3
 
 
 def timeline_explorer(*, element_ms: int = 4, step_ms: int = 4, steps: int = STEPS) -> Explorer:
@@ -22,8 +23,9 @@ def timeline_explorer(*, element_ms: int = 4, step_ms: int = 4, steps: int = STE
     draws its timeline. The readout gives the time per step after the first
     (the first also waits for the iterator to start, which varies from run to
     run), the median over every run of that setting so far, and whether the
-    last change moved it by more than the run-to-run noise. Three runs of the
-    starting setting, made when the explorer opens, measure that noise;
+    last change made it faster, slower or neither, by the verdict helper's
+    rule (:func:`tutor.verdict.decide`: the medians and the spread of the
+    runs). Each setting is run three times when it is first drawn;
     *run again* adds a run of the current setting. ``.display`` is the
     :class:`TimelineDisplay` of the median run.
 
@@ -62,7 +64,7 @@ def timeline_explorer(*, element_ms: int = 4, step_ms: int = 4, steps: int = STE
 
     def compute(**values):
         key = key_of(values)
-        times = CALIBRATION_RUNS if not book.runs else 1
+        times = max(1, RUNS_PER_SETTING - len(book.runs.get(key, [])))
         for _ in range(times):
             run(values)
         if not history or history[-1][0] != key:
@@ -93,11 +95,11 @@ def timeline_explorer(*, element_ms: int = 4, step_ms: int = 4, steps: int = STE
 
 
 def describe_runs(disp, values, book: RunBook, history: list) -> str:
-    """The readout: pace, waiting, and the last change measured against the run-to-run noise."""
+    """The readout: pace, waiting, and the last change judged by the verdict helper's rule."""
     key = tuple(sorted(values.items()))
     tl = disp.timelines[0]
     n = len(book.runs[key])
-    pace, noise = book.pace_ms(key), book.noise_ms()
+    pace = book.pace_ms(key)
     runs = "1 run" if n == 1 else f"median of {n} runs"
     first = float(tl.steps["start"][0]) if len(tl.steps) else 0.0
     lines = [code_html(tl.label),
@@ -114,11 +116,12 @@ def describe_runs(disp, values, book: RunBook, history: list) -> str:
         before = book.pace_ms(old_key)
         what = ", ".join(f"{k}={values[k]}" for k in changed) or "same setting"
         delta = pace - before
-        if noise is None:
-            verdict = "run-to-run noise not measured yet"
-        elif abs(delta) > 2 * noise:
-            verdict = f"more than the run-to-run noise (±{noise:.1f} ms)"
+        old, new = book.paces_ms(old_key), book.paces_ms(key)
+        if min(len(old), len(new)) < RUNS_PER_SETTING:
+            verdict = f"press <i>run again</i> for a verdict (it needs {RUNS_PER_SETTING} runs of each setting)"
         else:
-            verdict = f"within the run-to-run noise (±{noise:.1f} ms): no measurable effect here"
+            said = decide(old, new)
+            verdict = ("no clear difference on this machine" if said == "no clear difference" else said) + (
+                f" (the medians and the spread of {len(old)} and {len(new)} runs, as tutor.verdict.compare judges)")
         lines.append(f"{html.escape(what)}: {before:.1f} → {pace:.1f} ms per step ({delta:+.1f} ms), {verdict}")
     return "<br>".join(lines)
