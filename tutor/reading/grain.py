@@ -10,8 +10,11 @@ that an element is an id or a batch of ids.
 A Grain pipeline runs in Python, so the deadline stops it the Python way: at
 the deadline the reading thread is asked to stop. A ``MapDataset`` is read
 index by index there, so a ``filter`` that never matches on an endless
-``repeat()`` spins in that thread and sees the request at its next index;
-anything else gets an exception raised in the thread.
+``repeat()`` spins in that thread and sees the request at its next index. An
+``IterDataset``'s iterator is closed (Grain's own way to stop it: its
+prefetch threads stop taking work, and the next step raises); only a thread
+still running after that (a map function of the learner's that never
+returns) gets an exception raised in it.
 
 >>> is_grain_dataset([1, 2, 3])
 False
@@ -71,7 +74,20 @@ class GrainSource:
             return False, None
 
     def stop(self, worker: threading.Thread, finished: threading.Event) -> None:
+        """Set the flag an index-by-index read checks, close an IterDataset's iterator, then insist if need be.
+
+        Closing first matters: an exception raised in a thread can land between taking a lock and the ``with``
+        that would release it. Inside Grain's prefetch that lock can be ``concurrent.futures``' global one, and
+        then the interpreter's exit (which takes it) waits for ever.
+        """
         self.stopping.set()
+        close = getattr(self.iterator, "close", None)  # a Grain DatasetIterator (not the index-by-index reader)
+        if close is not None:
+            try:
+                close()
+            except Exception:  # noqa: BLE001 - a half-made iterator: the stop requests below still come
+                pass
+            finished.wait(STOP_EVERY)
         stop_thread(worker, finished)
 
 

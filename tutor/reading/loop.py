@@ -69,7 +69,7 @@ def gave_up(got: int, seconds: float, *, of: int | None = None, unit: str = "ele
     ``of``: how many were asked for; ``quiet``: the seconds without a new
     element that ended the read (a deadline for each wait, not for the whole read).
 
-    >>> gave_up(2, 0.5, of=5, unit="step", stopped="the run was stopped")[:58]
+    >>> gave_up(2, 0.5, of=5, unit="step", stopped="the run was stopped")[:57]
     'the dataset produced 2 of the 5 steps in 0.5 s, so the ru'
     """
     if of is not None:
