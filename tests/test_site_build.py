@@ -100,7 +100,7 @@ def test_decks_show_the_sites_badges_and_link_the_next_deck():
 
 
 def test_lesson_pages_link_their_deck():
-    assert _course_extension().slides_link("03_shuffle") == "../slides/03_shuffle.html"
+    assert _course_extension().slides_link("03_shuffle") == "../../en/slides/03_shuffle.html"
     assert "<!-- demo paths -->" in (ROOT / "book" / "en" / "instructors.md").read_text()
     table = site.demo_paths(links.lessons(ROOT))
     for lesson in links.lessons(ROOT):

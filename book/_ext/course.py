@@ -6,7 +6,7 @@ lessons live in the repository's ``notebooks/`` folder and Colab is the course's
 first platform, so this extension adds its own group to each lesson page's
 header, in this order: Colab (which gets the ``.ipynb`` itself), Binder, the
 notebook's source on GitHub, and the lesson's static slides (the reveal.js deck
-``tools/site.py`` builds into ``<language>/slides/``, shown without a kernel).
+``tools/site.py`` builds into ``en/slides/``, shown without a kernel).
 The theme's own download button (the ``.ipynb``)
 stays. The repository and ref come from ``pyproject.toml`` through the config
 values ``course_repository`` and ``course_ref`` (``tools/site.py`` sets them), so
@@ -38,12 +38,13 @@ def lesson_links(repo: str, ref: str, folder: str, notebook: str) -> dict[str, s
 
 
 def slides_link(stem: str) -> str:
-    """The static deck of a lesson, from its page (``<language>/lessons/<stem>.html``).
+    """The static deck of a lesson, from its page (``<language>/lessons/<stem>.html``): the English deck
+    (``en/slides/``), which ``tools/site.py`` builds; an edition's pages link it too.
 
     >>> slides_link("03_shuffle")
-    '../slides/03_shuffle.html'
+    '../../en/slides/03_shuffle.html'
     """
-    return f"../slides/{stem}.html"
+    return f"../../en/slides/{stem}.html"
 
 
 def add_lesson_buttons(app, pagename, templatename, context, doctree):
