@@ -186,3 +186,37 @@ def test_a_profile_draws_and_compares_like_any_timeline():
     both = tutor.TimelineDisplay.compare([tl, model]).plot()
     assert both.labels == ["mine", "model"]
     plt.close("all")
+
+
+def test_a_plain_map_made_parallel_before_the_fusion_gets_both_notes():
+    import os
+
+    def heavy(x):
+        return tf.reduce_sum(tf.random.stateless_uniform([100, 100], seed=[1, 2])) + tf.cast(x, tf.float32)
+
+    def stateful(x):
+        return tf.random.uniform([]) + tf.cast(x, tf.float32)  # state: map_parallelization leaves it alone
+
+    plain = tutor.profile(tf.data.Dataset.range(64).map(heavy).batch(4), steps=4)
+    calls = plain.meta["parallelism"]["MapAndBatch"]
+    parallel_note = [n for n in plain.notes if "made a plain map parallel" in n]
+    assert any("map_and_batch_fusion" in n for n in plain.notes)
+    assert bool(parallel_note) == (calls > 1), (calls, plain.notes)  # the note follows what TensorFlow did
+    if len(os.sched_getaffinity(0)) > 1:  # TensorFlow's pool has several threads: AUTOTUNE allows several calls
+        assert calls > 1 and f"ran up to {calls} calls at once" in parallel_note[0]
+        assert plain.notes.index(parallel_note[0]) < next(i for i, n in enumerate(plain.notes) if "fused" in n)
+    kept = tutor.profile(tf.data.Dataset.range(64).map(stateful).batch(4), steps=4)
+    assert kept.meta["parallelism"]["MapAndBatch"] == 1
+    assert not any("made a plain map parallel" in n for n in kept.notes)
+    assert any("map_and_batch_fusion" in n for n in kept.notes)
+
+
+def test_rewrite_notes_decide_the_parallel_fusion_from_the_calls_allowed_at_once():
+    from tutor.timeline.profiler.build import rewrite_notes
+
+    key = ("MapAndBatch",)
+    nodes, names = {key: {"fused(MapDataset:1,BatchDatasetV2:2)"}}, {key: "MapAndBatch"}
+    assert len(rewrite_notes(nodes, [key], names, {"MapAndBatch": 4})) == 2
+    assert len(rewrite_notes(nodes, [key], names, {"MapAndBatch": 1})) == 1
+    written = {key: {"fused(ParallelMapDatasetV2:1,BatchDatasetV2:2)"}}  # the learner asked for it: nothing to say
+    assert not any("plain map" in n for n in rewrite_notes(written, [key], names, {"MapAndBatch": 4}))

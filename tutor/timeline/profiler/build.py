@@ -173,14 +173,32 @@ CALL_BOUNDED = ("ParallelMap", "MapAndBatch")
 BUFFERS = ("Prefetch", "MemoryCache", "MemoryCacheImpl", "FileCache")
 
 
-def rewrite_notes(stage_nodes: dict, order: list, names: dict) -> list[str]:
-    """One sentence per graph rewrite visible in the iterator names, in stage order."""
+def rewrite_notes(stage_nodes: dict, order: list, names: dict, parallelism: dict | None = None) -> list[str]:
+    """One sentence per graph rewrite visible in the iterator names, in stage order.
+
+    ``parallelism`` (stage name -> the most calls it allowed at once, from the
+    profile) tells a ``MapAndBatch`` fused from a plain ``map`` that TensorFlow
+    first made parallel (``map_parallelization`` runs before
+    ``map_and_batch_fusion``; the fused stage then starts several calls) from
+    one that runs a call at a time (a function with state, the option off).
+
+    >>> key = ("MapAndBatch",)
+    >>> rewrite_notes({key: {"fused(MapDataset:1,BatchDatasetV2:2)"}}, [key], {key: "MapAndBatch"},
+    ...               {"MapAndBatch": 2})[0]
+    'TensorFlow made a plain map parallel: the stage MapAndBatch ran up to 2 calls at once (map_parallelization, on by default for functions without state).'
+    """
     notes = []
     for key in order:
         kind, name = _bare(key[-1]), names[key]
         for node in sorted(stage_nodes.get(key, ())):
             if node.startswith("fused("):
-                ops = [_op(n) for n in node[len("fused("):-1].split(",")]
+                parts = node[len("fused("):-1].split(",")
+                ops = [_op(n) for n in parts]
+                plain_map = any(p.split(":")[0].split("/")[-1] == "MapDataset" for p in parts)
+                calls = (parallelism or {}).get(name, 0)
+                if kind == "MapAndBatch" and plain_map and calls > 1:  # made parallel, then fused
+                    notes.append(f"TensorFlow made a plain map parallel: the stage {name} ran up to {calls} calls "
+                                 "at once (map_parallelization, on by default for functions without state).")
                 option, default = FUSIONS.get(tuple(ops), ("a graph rewrite", False))
                 notes.append(f"TensorFlow fused {' and '.join(ops)} into one stage, {name} "
                              f"({option}{', on by default' if default else ''}).")
@@ -306,7 +324,7 @@ def build_timeline(events: list[Event], *, label: str = "", meta: dict | None = 
         if parent in names and parent != k:
             inputs[names[parent]].append(names[k])
     meta = dict(meta or {})
-    meta.update(source="profile", notes=rewrite_notes(nodes, order, names),
+    meta.update(source="profile", notes=rewrite_notes(nodes, order, names, parallelism),
                 parallelism=parallelism,
                 iterators={names[k]: "::".join(("Iterator", "Root") + k) for k in order},
                 dataset_nodes={names[k]: sorted(nodes.get(k, ())) for k in order},
