@@ -48,6 +48,14 @@ TEMPLATE = """{%- extends 'index.html.j2' -%}
 <script>
 Reveal.initialize({controls: true, progress: true, hash: true, history: true, slideNumber: "h.v",
                    transition: "none", width: WIDTH, height: HEIGHT, plugins: [RevealNotes]});
+/* A slide taller than the screen scrolls, as in JupyterLab's slideshow (its "scroll" setting). */
+function scrollTallSlides() {
+  document.querySelectorAll(".reveal .slides section > section").forEach(function (slide) {
+    if (slide.scrollHeight > HEIGHT) { slide.style.height = HEIGHT + "px"; slide.style.overflowY = "auto"; }
+  });
+}
+Reveal.on("ready", scrollTallSlides);
+Reveal.on("slidechanged", scrollTallSlides);
 </script>
 {%- endblock footer_js -%}
 """.replace("WIDTH", str(WIDTH)).replace("HEIGHT", str(HEIGHT))
