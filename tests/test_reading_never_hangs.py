@@ -2,7 +2,10 @@
 
 A ``map`` whose Python function never returns (a ``py_function`` waiting on an
 event that is never set) is read by every kind of reader the course has:
-``take_elements``, the Displays, ``tutor.profile`` and the lessons' checks.
+``take_elements``, the Displays, ``tutor.profile``, the lessons' checks, and the
+timings (``time_pipeline``, ``tutor.verdict.compare``, ``tutor.timeline.record``,
+``seconds_per_element``, the service's ``time_job``); Grain pipelines that spin
+are read by the Displays too.
 Each must give up at its deadline with a sentence; afterwards ordinary
 pipelines (map, batch, a fused map + batch, parallel map, interleave) must
 still run in the same process, also after many such give-ups, and the process
@@ -34,6 +37,7 @@ SETUP = textwrap.dedent("""
     import tutor.reading
     from tutor.checks import _read
     tutor.reading.DEFAULT_TIMEOUT = 1.0  # every reader's deadline, shortened for the test
+    tutor.reading.PASS_TIMEOUT = 1.0  # and every timing's
     _read.TIMEOUT = 1.0
     NEVER = threading.Event()  # never set
 
@@ -160,6 +164,43 @@ def test_displays_and_profile_give_up_with_a_sentence(result):
     assert len(result["verdicts"]) == 9
     for name, message in result["verdicts"].items():
         assert message != "returned" and ("stopped" in message or "was stopped" in message), (name, message)
+    assert result["after"] == result["expected"]
+
+
+@case("""
+        import grain
+
+        def spin(x):  # a Grain map that never returns, busy in Python
+            while True:
+                pass
+
+        readers = {
+            "tutor.time_pipeline": lambda: tutor.time_pipeline(STUCK["known length"]()),
+            "tutor.verdict.compare": lambda: tutor.verdict.compare(STUCK["prefetched"](), tf.data.Dataset.range(3),
+                                                                   show=False),
+            "tutor.timeline.record": lambda: tutor.timeline.record(
+                tutor.timeline.Pipeline(tf.data.Dataset.range(5)).map(blocking, name="wait"), steps=5),
+            "tutor.timeline.seconds_per_element": lambda: tutor.timeline.seconds_per_element(blocking),
+            "tutor.service.time_job": lambda: tutor.service.time_job(STUCK["parallel map"]()),
+            "ShuffleDisplay of a Grain map": lambda: tutor.ShuffleDisplay.from_dataset(
+                grain.MapDataset.range(5).map(spin)),
+            "BatchOrderDisplay of a Grain IterDataset": lambda: tutor.BatchOrderDisplay.from_dataset(
+                grain.MapDataset.range(5).repeat().filter(lambda x: x < 0).to_iter_dataset().batch(2)),
+        }
+        verdicts = {}
+        for name, use in readers.items():
+            try:
+                use()
+                verdicts[name] = "returned"
+            except TimeoutError as exc:
+                verdicts[name] = str(exc)
+        REPORT({"verdicts": verdicts, "after": ordinary(), "expected": EXPECTED})
+        # The process must still exit normally: nothing Grain or tf.data left behind waits at shutdown.
+    """)
+def test_timings_and_grain_reads_give_up_with_the_one_sentence(result):
+    assert len(result["verdicts"]) == 7
+    for name, message in result["verdicts"].items():
+        assert "so reading stopped" in message and "a shuffle buffer still filling" in message, (name, message)
     assert result["after"] == result["expected"]
 
 

@@ -24,6 +24,7 @@ from typing import ClassVar
 
 import tensorflow as tf
 
+from .. import reading
 from .._validate import require_dataset, require_positive_int
 
 _service = tf.data.experimental.service
@@ -261,22 +262,20 @@ def time_job(dataset: tf.data.Dataset, *, max_elements: int = 100_000) -> Servic
     is created when iteration starts, and after the last element the reader only
     learns that the job is over at its next check with the dispatcher (about a
     second with the default settings). So the work is timed from the first
-    element to the last.
+    element to the last. The read is :func:`tutor.reading.pull`'s: a job that
+    yields nothing for ``tutor.reading.PASS_TIMEOUT`` seconds stops with
+    ``tutor.reading.ReadTimeout``.
 
     >>> time_job(tf.data.Dataset.range(3)).elements
     3
     """
     require_dataset(dataset, "time_job")
     max_elements = require_positive_int(max_elements, "max_elements", "time_job")
+    arrived: list[float] = []
     start = time.perf_counter()
-    first = last = None
-    count = 0
-    for _ in dataset.take(max_elements):
-        last = time.perf_counter()
-        if first is None:
-            first = last
-        count += 1
+    reading.pull(dataset.take(max_elements), timeout=reading.PASS_TIMEOUT, where="time_job", idle=True,
+                 convert=lambda element: None, on_element=lambda i, element: arrived.append(time.perf_counter()))
     end = time.perf_counter()
-    if first is None:
+    if not arrived:
         return ServiceTiming(end - start, 0.0, 0, 0.0)
-    return ServiceTiming(first - start, last - first, count, end - last)
+    return ServiceTiming(arrived[0] - start, arrived[-1] - arrived[0], len(arrived), end - arrived[-1])

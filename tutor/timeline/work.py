@@ -20,6 +20,7 @@ from typing import Callable
 
 import tensorflow as tf
 
+from .. import reading
 from .._validate import require_positive_int, require_seconds
 from .pipeline import naive_options
 
@@ -112,12 +113,8 @@ def tf_busy_work(repeats: int = 20, size: int = 96) -> Callable:
 def seconds_per_element(fn: Callable, n: int = 100) -> float:
     """Seconds per element of ``range(n).map(fn).batch(50)``, automatic speed-ups off, after one warm-up pass."""
     ds = tf.data.Dataset.range(n).map(fn).batch(50).with_options(naive_options())
-    for _ in ds:
-        pass
-    start = time.perf_counter()
-    for _ in ds:
-        pass
-    return (time.perf_counter() - start) / n
+    reading.time_pass(ds, where="seconds_per_element")  # the warm-up pass; both bounded like every read
+    return reading.time_pass(ds, where="seconds_per_element")[1] / n
 
 
 def fitted_tf_busy_work(seconds: float, size: int = 128):
