@@ -139,3 +139,14 @@ def test_comments_are_found_outside_strings_and_runs_of_them_are_one_message():
     out = walk_comments(code, lambda s: s.upper().replace(" AND", "\nAND"))
     assert out.startswith("# FIRST LINE OF A COMMENT\n# AND ITS SECOND LINE\nx = \"a # not a comment\"  # BUT THIS IS\n")
     assert '"""\n# inside a string\n"""' in out and "# noqa: E501" in out
+
+
+def test_links_stay_inside_the_edition_and_reach_its_translated_headings(course):
+    _edit_english(course, "## Tips for live demos", "See [the tips](#Tips-for-live-demos) and [lesson 03's buffer]"
+                  "(03_shuffle.ipynb#The-buffer).\n\n## Tips for live demos")
+    editions.build(course)
+    built = nbformat.read(course / "notebooks/ja/00_start_here.ipynb", as_version=4)
+    text = "\n".join(c.source for c in built.cells if c.cell_type == "markdown")
+    assert "](#ライブデモのヒント)" in text  # the edition's own heading
+    assert "](../03_shuffle.ipynb#The-buffer)" in text  # not translated yet: the English lesson
+    assert "](01_datasets_from_data.ipynb)" not in text and "](../01_datasets_from_data.ipynb)" in text

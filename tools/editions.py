@@ -59,7 +59,32 @@ LANGUAGE_COMMENT = {
     "zh": "本版本的语言：tutor 显示的文字和图表也会使用简体中文。",
 }
 PROJECT = "tf.data course"
-LESSON_LINK_RE = re.compile(r"\]\((\d\d_[\w.-]+\.ipynb)\)")
+LESSON_LINK_RE = re.compile(r"\]\((\d\d_[\w.-]+\.ipynb)?(#[^)\s]+)?\)")
+HEADING_LINE_RE = re.compile(r"^#{1,6}\s+(.*?)\s*$")
+
+
+def anchor(heading: str) -> str:
+    """The id Jupyter gives a heading (its text, spaces as dashes), which links to it end with after ``#``.
+
+    >>> anchor("Timings under a **CPU** quota")
+    'Timings-under-a-CPU-quota'
+    """
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading)
+    return re.sub(r"[*`]", "", text).strip().replace(" ", "-")
+
+
+def heading_anchors(source: "Source", lang: str) -> dict[str, str]:
+    """English heading id -> the edition's heading id, for links into ``source`` from its own edition."""
+    catalog_path = source.catalog_path(lang)
+    translate = lookup(read_catalog(catalog_path, lang) if catalog_path.is_file() else None)
+    found = {}
+    for cell in nbformat.read(source.path, as_version=4).cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                match = HEADING_LINE_RE.match(line)
+                if match:
+                    found[anchor(match.group(1))] = anchor(translate(match.group(1)))
+    return found
 
 
 def language_line(lang: str) -> str:
@@ -210,6 +235,22 @@ def mo_messages(data: bytes) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------------- build
+def relink(text: str, source: Source, lang: str, translated_lessons: set[str], *, outside: str = "../") -> str:
+    """Links in ``text`` (in lesson ``source``) to lessons: inside the edition, to its headings, where translated;
+    to the English lesson (through ``outside``) where not."""
+    def one(match: re.Match) -> str:
+        name, fragment = match.group(1), match.group(2) or ""
+        stem = Path(name).stem if name else source.name
+        if stem not in translated_lessons:
+            return f"]({outside}{name}{fragment})" if name else match.group(0)
+        if fragment:
+            target = source if stem == source.name else Source(source.root, "notebooks", source.path.with_name(name))
+            fragment = "#" + heading_anchors(target, lang).get(fragment[1:], fragment[1:])
+        return f"]({name or ''}{fragment})"
+
+    return LESSON_LINK_RE.sub(one, text)
+
+
 def edition_notebook(source: Source, lang: str, repo: str, ref: str, translated_lessons: set[str]):
     """The edition notebook the English lesson and the catalog make now (outputs taken from the old one)."""
     english = nbformat.read(source.path, as_version=4)
@@ -220,14 +261,10 @@ def edition_notebook(source: Source, lang: str, repo: str, ref: str, translated_
     old = nbformat.read(target, as_version=4) if target.is_file() else None
     old_cells = {c.get("id"): c for c in old.cells} if old is not None else {}
 
-    def relink(match: re.Match) -> str:
-        name = match.group(1)
-        return f"]({name})" if Path(name).stem in translated_lessons else f"](../{name})"
-
     first_code = True
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = LESSON_LINK_RE.sub(relink, walk_markdown(cell.source, translate))
+            cell.source = relink(walk_markdown(cell.source, translate), source, lang, translated_lessons)
             continue
         cell.source = walk_comments(cell.source, translate)
         if first_code:

@@ -43,8 +43,9 @@ from pathlib import Path
 from tools import decks, slides
 from tools.links import find_root, lessons, read_config
 
-#: Languages with an edition: language code -> (notebook folder in the repository, page folder in the site).
-EDITIONS = {"en": "notebooks"}
+#: Languages with an edition: language code -> notebook folder in the repository. The English book is built
+#: here; each other edition is a book of its own in ``<site>/<lang>/`` (tools/site_editions.py: its own search).
+EDITIONS = {"en": "notebooks", "ja": "notebooks/ja", "zh": "notebooks/zh"}
 
 #: The badge pictures of the lessons' launch links, served by the site itself (a page loads nothing from outside).
 BADGES = {
@@ -262,12 +263,12 @@ def toc(all_lessons, lang: str = "en") -> str:
     )
 
 
-def configure(text: str, repo: str, ref: str) -> str:
-    """book/_config.yml pointed at the repository and ref of pyproject.toml."""
+def configure(text: str, repo: str, ref: str, languages: tuple[str, ...] = ("en",)) -> str:
+    """book/_config.yml pointed at the repository and ref of pyproject.toml, with the site's ``languages``."""
     text = re.sub(r"(?m)^(  url: ).*$", rf"\g<1>https://github.com/{repo}", text, count=1)
     text = re.sub(r"(?m)^(  branch: ).*$", rf"\g<1>{ref}", text, count=1)
     return text.replace("  config:\n", f"  config:\n    course_repository: {repo}\n    course_ref: {ref}\n"
-                        f"    course_notebooks: {EDITIONS!r}\n", 1)
+                        f"    course_notebooks: {EDITIONS!r}\n    course_languages: {list(languages)!r}\n", 1)
 
 
 def stage(root: Path, source: Path, reveal: Path | None = None) -> Path:
@@ -279,6 +280,8 @@ def stage(root: Path, source: Path, reveal: Path | None = None) -> Path:
     shutil.copytree(root / "book", source, ignore=shutil.ignore_patterns("requirements.txt", "__pycache__"))
     all_lessons = lessons(root)
     for lang, folder in EDITIONS.items():
+        if lang != "en":  # built on their own, from this English book: tools/site_editions.py
+            continue
         target = source / lang / "lessons"
         target.mkdir(parents=True, exist_ok=True)
         for lesson in all_lessons:
@@ -302,7 +305,9 @@ def stage(root: Path, source: Path, reveal: Path | None = None) -> Path:
         decks.unpack_reveal(reveal, source / "_static" / "revealjs")
     (source / "_toc.yml").write_text(toc(all_lessons), encoding="utf-8")
     config = source / "_config.yml"
-    config.write_text(configure(config.read_text(encoding="utf-8"), repo, ref), encoding="utf-8")
+    from tools.site_editions import languages
+
+    config.write_text(configure(config.read_text(encoding="utf-8"), repo, ref, languages(root)), encoding="utf-8")
     return source
 
 
@@ -318,6 +323,9 @@ def build(root: Path, out: Path) -> Path:
     index = out / "_build" / "html" / "index.html"
     if done.returncode or not index.is_file():
         raise SystemExit(f"The site did not build (jupyter-book exited with {done.returncode}); see the warnings above.")
+    from tools.site_editions import build_editions
+
+    build_editions(root, source, out)
     return index
 
 

@@ -12,15 +12,17 @@ stays. The repository and ref come from ``pyproject.toml`` through the config
 values ``course_repository`` and ``course_ref`` (``tools/site.py`` sets them), so
 ``make links REPO=you/your-fork`` retargets the site as well.
 
-A lesson page is any page named ``<language>/lessons/<notebook>``; where that
-edition's notebooks live in the repository is ``course_notebooks[<language>]``.
+A lesson page is any page named ``<language>/lessons/<notebook>``, or ``lessons/<notebook>`` in an edition
+built on its own (``course_edition``, ``tools/site_editions.py``); where that edition's notebooks live in the
+repository is ``course_notebooks[<language>]``, for the lessons it has translated (``course_translated``),
+and the English folder for the others, which it shows in English.
 """
 from __future__ import annotations
 
 import re
 from urllib.parse import quote
 
-LESSON_PAGE = re.compile(r"^(?P<lang>[a-z]{2}(?:[_-][A-Za-z]{2,4})?)/lessons/(?P<stem>\d\d_[\w.-]+)$")
+LESSON_PAGE = re.compile(r"^(?:(?P<lang>[a-z]{2}(?:[_-][A-Za-z]{2,4})?)/)?lessons/(?P<stem>\d\d_[\w.-]+)$")
 
 
 def lesson_links(repo: str, ref: str, folder: str, notebook: str) -> dict[str, str]:
@@ -51,7 +53,10 @@ def add_lesson_buttons(app, pagename, templatename, context, doctree):
     match = LESSON_PAGE.match(pagename)
     if not match or "header_buttons" not in context:
         return
-    folder = app.config.course_notebooks.get(match.group("lang"))
+    lang = match.group("lang") or getattr(app.config, "course_edition", "en")
+    if lang != "en" and match.group("stem") not in app.config.course_translated:
+        lang = "en"
+    folder = app.config.course_notebooks.get(lang)
     if folder is None:
         return
     links = lesson_links(app.config.course_repository, app.config.course_ref, folder, match.group("stem") + ".ipynb")
@@ -91,6 +96,7 @@ def setup(app):
     app.add_config_value("course_repository", "tfdata-course/tfdata-course", "html")
     app.add_config_value("course_ref", "main", "html")
     app.add_config_value("course_notebooks", {"en": "notebooks"}, "html")
+    app.add_config_value("course_translated", [], "html")
     # After sphinx-book-theme has prepared its header buttons (priority 501).
     app.connect("html-page-context", add_lesson_buttons, priority=600)
     app.connect("html-page-context", drop_repeated_scripts, priority=999)  # after every other extension
