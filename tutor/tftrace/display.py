@@ -19,6 +19,8 @@ KINDS = (("step marker", 7), ("IteratorGetNext (waiting)", 5), ("tf.data iterato
          ("tf.data function", 2), ("compute thread", 6))
 FUNCTIONS = ("InstantiatedCapturedFunction::Run", "InstantiatedCapturedFunction::RunAsync", "EagerPyFunc")
 COMPUTE_THREADS = ("tf_Compute", "tf_numa")
+#: The kinds whose long bars carry their name.
+LABELLED = ("step marker", "IteratorGetNext (waiting)", "tf.data iterator")
 #: Thread kinds in the order the rows are drawn (others after them, by name).
 ROW_ORDER = ("python", "tf_data_iterator_get_next", "tf_data_iterator_get_next_as_optional")
 MAX_LANES = 5
@@ -121,7 +123,7 @@ class TraceViewerDisplay(Display):
             for kind, lane, x, w, name in bars:
                 top = y + lane * lane_h
                 boxes[kind].append([(x, top), (x + w, top), (x + w, top + lane_h * 0.9), (x, top + lane_h * 0.9)])
-                if w > 0.07 * self.window_ms and kind != "compute thread":
+                if w > 0.07 * self.window_ms and kind in LABELLED:
                     self.texts_.append(ax.text(x + 0.01 * self.window_ms, top + 0.45 * lane_h, name, fontsize=7,
                                                va="center", clip_on=True))
             y += height * lane_h + 0.35
