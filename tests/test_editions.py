@@ -58,6 +58,7 @@ def _edit_english(root: Path, old: str, new: str, kind: str = "markdown") -> Non
     nbformat.write(nb, path)
 
 
+@pytest.mark.slow  # copies tutor and runs the check several times
 def test_a_changed_english_sentence_is_caught_and_its_old_translation_is_not_shown(course):
     _edit_english(course, "## Tips for live demos", "## Tips for live teaching")
     assert any("not in the catalog" in p and "Tips for live teaching" in p for p in editions.check(course))
@@ -76,6 +77,7 @@ def test_a_changed_english_sentence_is_caught_and_its_old_translation_is_not_sho
     assert [p for p in editions.check(course) if "/ja/" in p] == []
 
 
+@pytest.mark.slow  # copies tutor and runs the check several times
 def test_an_edition_whose_code_differs_from_the_english_fails(course):
     path = course / "notebooks" / "ja" / "00_start_here.ipynb"
     nb = nbformat.read(path, as_version=4)
@@ -91,6 +93,7 @@ def test_an_edition_whose_code_differs_from_the_english_fails(course):
     assert not [p for p in editions.check(course) if "/ja/" in p or "/zh/" in p]
 
 
+@pytest.mark.slow  # copies tutor and runs the check several times
 def test_a_translation_that_loses_code_a_link_or_a_number_fails(course):
     po = course / "locale/zh/notebooks/00_start_here.po"
     catalog = editions.read_catalog(po, "zh")
@@ -100,6 +103,7 @@ def test_a_translation_that_loses_code_a_link_or_a_number_fails(course):
     assert any("lost inline code `ex.q1.solution()`" in p for p in editions.check(course))
 
 
+@pytest.mark.slow  # copies tutor and runs the check several times
 def test_a_newly_marked_tutor_message_needs_its_translations(course):
     env = course / "tutor" / "env.py"
     env.write_text(env.read_text().replace('_("digit images")', '_("digit pictures")'))
@@ -110,6 +114,7 @@ def test_a_newly_marked_tutor_message_needs_its_translations(course):
     assert any("tutor.po: outdated, its English changed (fuzzy): 'digit pictures'" in p for p in editions.check(course))
 
 
+@pytest.mark.slow  # copies tutor and runs the check several times
 def test_the_compiled_catalogs_match_their_sources(course):
     mo = course / "tutor/locale/ja/LC_MESSAGES/tutor.mo"
     mo.write_bytes(editions.compiled(editions.new_catalog("ja", "tutor")))
@@ -141,6 +146,7 @@ def test_comments_are_found_outside_strings_and_runs_of_them_are_one_message():
     assert '"""\n# inside a string\n"""' in out and "# noqa: E501" in out
 
 
+@pytest.mark.slow  # copies tutor and runs the check several times
 def test_links_stay_inside_the_edition_and_reach_its_translated_headings(course):
     _edit_english(course, "## Tips for live demos", "See [the tips](#Tips-for-live-demos) and [lesson 03's buffer]"
                   "(03_shuffle.ipynb#The-buffer).\n\n## Tips for live demos")
@@ -150,3 +156,18 @@ def test_links_stay_inside_the_edition_and_reach_its_translated_headings(course)
     assert "](#ライブデモのヒント)" in text  # the edition's own heading
     assert "](../03_shuffle.ipynb#The-buffer)" in text  # not translated yet: the English lesson
     assert "](01_datasets_from_data.ipynb)" not in text and "](../01_datasets_from_data.ipynb)" in text
+
+
+@pytest.mark.slow  # copies tutor and runs the check several times
+def test_make_links_retargets_the_editions_too(course):
+    """make links runs tools.links, then tools.editions build: a fork's badges and install cell, outputs kept."""
+    before = nbformat.read(course / "notebooks/ja/00_start_here.ipynb", as_version=4)
+    links.rewrite(course, "someone/my-course", "v1.2")
+    editions.build(course)
+    nb = nbformat.read(course / "notebooks/ja/00_start_here.ipynb", as_version=4)
+    assert "github/someone/my-course/blob/v1.2/notebooks/ja/00_start_here.ipynb)" in nb.cells[0].source
+    assert "mybinder.org/v2/gh/someone/my-course/v1.2?labpath=notebooks%2Fja%2F00_start_here.ipynb)" in nb.cells[0].source
+    first_code = next(c for c in nb.cells if c.cell_type == "code")
+    assert "git+https://github.com/someone/my-course@v1.2" in first_code.source
+    assert [c.get("outputs") for c in nb.cells] == [c.get("outputs") for c in before.cells]
+    assert editions.check(course) == []

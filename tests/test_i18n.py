@@ -79,6 +79,7 @@ def test_tutor_lang_sets_the_default_and_an_unknown_one_means_english(monkeypatc
         assert i18n._from_environment() == expected
 
 
+@pytest.mark.slow  # a child process imports TensorFlow
 def test_a_fresh_kernel_with_tutor_lang_speaks_it_from_import():
     code = ("import tutor, matplotlib\n"
             "print(tutor.i18n.get_language(), tutor.i18n.gettext('running on'), matplotlib.rcParams['font.family'])")
