@@ -3,7 +3,7 @@
 nbconvert's slides exporter turns a lesson into a deck with the same slides as JupyterLab's slideshow (numbered
 as :mod:`tools.slides` numbers them). The deck loads nothing from outside the site, so it works offline:
 
-* reveal.js comes from the npm registry (``npm pack``, the version and its checksum pinned in :data:`REVEAL`),
+* reveal.js comes from the npm registry (downloaded without npm, the version and its checksum pinned in :data:`REVEAL`),
   unpacked under the site's ``_static/revealjs/``; no jQuery, RequireJS, MathJax or widget scripts are loaded
   (nbconvert's template loads them from CDNs; :data:`TEMPLATE` leaves them out);
 * an explorer shows the picture it was saved with and its sentence, as on the lesson pages
@@ -18,11 +18,12 @@ import base64
 import copy
 import hashlib
 import io
+import os
 import re
 import shutil
-import subprocess
 import sys
 import tarfile
+import urllib.request
 from pathlib import Path
 
 #: reveal.js from the npm registry: version and the tarball's SHA-512 (``npm view reveal.js@5.2.1 dist.integrity``).
@@ -62,17 +63,24 @@ Reveal.on("slidechanged", scrollTallSlides);
 
 
 def reveal_tarball(folder: Path) -> Path:
-    """``reveal.js-<version>.tgz`` in ``folder``, fetched once with ``npm pack`` and checked against :data:`REVEAL`."""
+    """``reveal.js-<version>.tgz`` in ``folder``, fetched once from the npm registry and checked against :data:`REVEAL`.
+
+    The tarball is downloaded as npm would (``$npm_config_registry``, default registry.npmjs.org), so neither Node.js
+    nor npm is needed; a tarball already in ``folder`` (an offline machine) is used as it is.
+    """
     version, integrity = REVEAL
     path = Path(folder) / f"reveal.js-{version}.tgz"
     if not path.is_file():
-        npm = shutil.which("npm")
-        if npm is None:
-            raise SystemExit(f"The static slides need reveal.js {version} from the npm registry, and npm is missing: "
-                             f"install Node.js (it brings npm), or put reveal.js-{version}.tgz in {folder}.")
+        registry = os.environ.get("npm_config_registry", "https://registry.npmjs.org/").rstrip("/")
+        url = f"{registry}/reveal.js/-/reveal.js-{version}.tgz"
         path.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([npm, "pack", "--silent", f"reveal.js@{version}", "--pack-destination", str(path.parent)],
-                       check=True, stdout=subprocess.DEVNULL)
+        try:
+            with urllib.request.urlopen(url, timeout=120) as response:
+                data = response.read()
+        except OSError as error:
+            raise SystemExit(f"The static slides need reveal.js {version} from the npm registry ({url}), which could "
+                             f"not be read ({error}): put reveal.js-{version}.tgz in {folder} and run again.")
+        path.write_bytes(data)
     digest = "sha512-" + base64.b64encode(hashlib.sha512(path.read_bytes()).digest()).decode("ascii")
     if digest != integrity:
         raise SystemExit(f"{path} is not reveal.js {version} as published ({digest} != {integrity}): delete it and "
