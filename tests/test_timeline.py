@@ -317,3 +317,21 @@ def test_default_stage_names_are_made_unique():
         return x
 
     assert T.Pipeline(tf.data.Dataset.range(3)).map(decode).stages == ["decode"]
+
+
+def test_colouring_by_epoch_draws_a_key_that_names_the_first_pass():
+    import matplotlib.pyplot as plt
+
+    from tutor.timeline import explorer_pipeline
+
+    cached = explorer_pipeline(prefetch=True, num_parallel_calls=1, cache=True, interleave=False, element_ms=0)
+    disp = tutor.TimelineDisplay.from_timeline(T.record(cached, steps=8, step_time=0.0)).plot(color_by="epoch")
+    legend = disp.ax_.get_legend()
+    assert legend.get_title().get_text() == "epoch"
+    assert [t.get_text() for t in legend.get_texts()] == ["1 (first pass)", "2"]
+    disp.figure_.canvas.draw()
+    renderer = disp.figure_.canvas.get_renderer()
+    assert legend.get_window_extent(renderer).x0 >= disp.ax_.get_window_extent(renderer).x1  # covers no bar
+    by_step = tutor.TimelineDisplay.from_timeline(T.record(cached, steps=8, step_time=0.0)).plot()
+    assert by_step.ax_.get_legend() is None
+    plt.close("all")

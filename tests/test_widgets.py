@@ -189,3 +189,28 @@ def test_lookahead_plans_the_direction_just_taken_first():
     ex.lookahead.wait()
     ex.controls["drop_remainder"].value = True  # a checkbox: its other value is one click away too
     assert ex.last_source == "ahead" and ex.readout.value.count("drop_remainder=True") == 1
+
+
+def test_choices_are_radio_buttons_the_keyboard_can_move_in_jupyterlab():
+    import ipywidgets as widgets
+
+    explorers = {"order": (tutor.order_explorer(), "order"), "augment": (tutor.augment_explorer(), "path"),
+                 "sources": (tutor.sources_explorer(), "transformation")}
+    for name, (ex, control) in explorers.items():
+        found = ex.controls[control]
+        assert isinstance(found, widgets.RadioButtons), (name, type(found).__name__)
+        assert not any(isinstance(c, widgets.Dropdown) for c in ex.controls.values()), name
+        assert found.layout.flex_flow == "column"  # the name above the options, which keep the panel's width
+        options = list(found.options)
+        ex.controls[control].value = options[-1]  # choosing another option redraws, as a dropdown did
+        assert ex.controls[control].value == options[-1] and ex.error is None
+    # In a notebook the page script keeps a focused radio button's arrow keys from JupyterLab's shortcuts.
+    probe = _frontend.probe_html(1.4)
+    assert "event.target.type === &#x27;radio&#x27;" in probe and "data-lm-suppress-shortcuts" in probe
+
+
+def test_every_slider_keeps_a_usable_track_beside_its_name():
+    ex = tutor.timeline_explorer()
+    names = {key: c.description for key, c in ex.controls.items() if hasattr(c, "min")}
+    assert names["element_ms"] == "decode ms"
+    assert max(len(n) for n in names.values()) <= 13, names  # a longer name left the track 19 px of 270

@@ -2,7 +2,7 @@
 
 Restart & Run All, then: no cell shows an error, every widget rendered, and
 moving each explorer's main control with the keyboard changes its figure and
-its readout. Screenshots go to test-artifacts/browser/.
+its readout, and so do the arrow keys on a choice of options (radio buttons). Screenshots go to test-artifacts/browser/.
 """
 from __future__ import annotations
 
@@ -25,4 +25,6 @@ def test_lesson_explorers_in_jupyterlab(lesson, lab_server, page):
     assert count >= 1, f"{lesson}: the code calls {calls} but no explorer is on the page"
     for index in range(count):
         explorer_page.exercise_explorer(page, explorers.nth(index), f"{lesson}-explorer{index + 1}")
+        # a choice among options (radio buttons) moves with the arrow keys too, without leaving the cell
+        explorer_page.choose_with_keys(page, explorers.nth(index), f"{lesson}-explorer{index + 1}")
     assert not [m for m in page.console_errors if "widget" in m.lower()], page.console_errors

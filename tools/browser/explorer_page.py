@@ -313,6 +313,36 @@ def exercise_explorer(page, explorer, label: str, *, mouse: bool = False) -> dic
     return {"start": start_values, "moved": moved_values, "before": before, "after": after}
 
 
+_ACTIVE_CELL_JS = "() => window.jupyterapp ? window.jupyterapp.shell.currentWidget.content.activeCellIndex : -1"
+_CHECKED_JS = "box => Array.from(box.querySelectorAll('input[type=radio]')).findIndex(r => r.checked)"
+
+
+def choose_with_keys(page, explorer, label: str, timeout_ms: int = 60_000) -> dict | None:
+    """Focus the chosen option of the explorer's first radio group and press ArrowDown (ArrowUp at the last).
+
+    Asserts that the next option is chosen, that the picture changes, and that
+    the notebook kept its active cell (on a dropdown, JupyterLab took ArrowDown
+    and moved to the next cell). None when the explorer has no radio group.
+    """
+    group = explorer.locator(".tutor-panel .widget-radio-box").first
+    if group.count() == 0:
+        return None
+    _, _, _, image = explorer_parts(explorer)
+    radios = group.locator("input[type=radio]")
+    start = group.evaluate(_CHECKED_JS)
+    key, want = ("ArrowUp", start - 1) if start == radios.count() - 1 else ("ArrowDown", start + 1)
+    before = image.get_attribute("src")
+    radios.nth(start).focus()  # the explorer's cell becomes the active one
+    cell = page.evaluate(_ACTIVE_CELL_JS)
+    page.keyboard.press(key)
+    page.wait_for_function("([img, old]) => img.src !== old", arg=[image.element_handle(), before],
+                           timeout=timeout_ms)
+    chosen = group.evaluate(_CHECKED_JS)
+    assert chosen == want, f"{label}: {key} on option {start} chose option {chosen}, not {want}"
+    assert page.evaluate(_ACTIVE_CELL_JS) == cell, f"{label}: {key} on a radio button moved the notebook's cell"
+    return {"key": key, "from": start, "to": chosen}
+
+
 # --------------------------------------------------------------------------- scratch notebooks of explorers
 
 _EXPLORER_DEF = re.compile(r"^def (\w+_explorer)\(", re.MULTILINE)

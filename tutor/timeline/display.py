@@ -168,8 +168,21 @@ class TimelineDisplay(Display):
             title = ("Which rows are busy, and how long does the consumer wait (grey)?" if len(self.timelines) > 1
                      else "Who is busy when? Grey = the consumer waits for input")
         ax.set_title(title)
+        if color_by == "epoch":  # a key of the epoch colours (ax.get_legend()), epoch 1 being the first pass
+            self._epoch_key(ax, epochs)
         self._layout = (y, tuple(ticks), tuple(ticklabels), right, title)
         return self
+
+    @staticmethod
+    def _epoch_key(ax, epochs: int) -> None:
+        """The key of the epoch colours, outside the axes at the top right (the run labels sit lower, by their rows)."""
+        from matplotlib.patches import Patch
+
+        shown = list(range(epochs)) if epochs <= 6 else [0, 1, 2, epochs - 1]
+        handles = [Patch(facecolor=style_colormap()(0.85 * e / max(epochs - 1, 1)), edgecolor="white",
+                         label=f"{e + 1}" + (" (first pass)" if e == 0 else "")) for e in shown]
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.005, 1.0), frameon=False, fontsize="small",
+                  title="epoch", title_fontsize="small", borderaxespad=0.0)
 
     def update_drawn(self, previous: "TimelineDisplay", **options) -> list | None:
         """Take away ``previous``'s bars and draw these in the same axes (see :meth:`Display.replot`).

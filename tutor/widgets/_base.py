@@ -318,6 +318,21 @@ def _format_values(values: Mapping[str, Any]) -> str:
     return " &nbsp; ".join(parts)
 
 
+def choice(options, value, description: str) -> widgets.RadioButtons:
+    """Radio buttons for one of ``options``, their name above them.
+
+    Not a dropdown: inside JupyterLab the arrow keys on a focused dropdown move
+    to the next cell, while radio buttons move with ArrowLeft and ArrowRight
+    (and, where the explorer's page script runs, ArrowUp and ArrowDown too).
+
+    >>> choice(["a", "b"], "b", "path").value
+    'b'
+    """
+    return widgets.RadioButtons(options=list(options), value=value, description=description,
+                                style={"description_width": "initial"},
+                                layout=widgets.Layout(flex_flow="column", width="100%"))
+
+
 def int_slider(value: int, lo: int, hi: int, description: str, step: int = 1) -> widgets.IntSlider:
     """An IntSlider that redraws on release and shows its name in full."""
     return widgets.IntSlider(

@@ -27,7 +27,9 @@ slide on the arrow keys, the space bar, Home and End while they move a slider.
 The controls get them and the slide stays: the keys stop at the explorer, and
 the focused control is marked ``data-lm-suppress-shortcuts``, which JupyterLab's
 shortcuts skip (the slideshow's app matches them on the focused element before
-anything else sees the key). Escape hands the keys back to the slides.
+anything else sees the key). Escape hands the keys back to the slides. In a
+notebook, a focused radio button is marked too, and the arrow keys choose the
+next or previous option of its group (instead of moving to the next cell).
 """
 from __future__ import annotations
 
@@ -106,9 +108,21 @@ _PROBE_JS = """(function (img) {
     var box = scroller(); if (box) watch.observe(box);  /* the page's own bars can shrink it after the first look */
   }
   window.addEventListener('resize', later);
-  /* JupyterLab's shortcuts skip an element marked so, and the slideshow's match the focused control itself */
+  /* JupyterLab's shortcuts skip an element marked so, and the slideshow's match the focused control itself;
+     in a notebook a radio button keeps its arrow keys (JupyterLab would move to the next cell on ArrowDown) */
   root.addEventListener('focusin', function (event) {
-    if (slide()) event.target.setAttribute('data-lm-suppress-shortcuts', 'true');
+    if (slide() || event.target.type === 'radio') event.target.setAttribute('data-lm-suppress-shortcuts', 'true');
+  });
+  /* The arrow keys choose the next or the previous option of a radio group (ipywidgets' radio buttons are not
+     one group to the browser); a click tells the widget, as a mouse click does */
+  root.addEventListener('keydown', function (event) {
+    var target = event.target, box = target.closest && target.closest('.widget-radio-box');
+    var step = {ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1}[event.key];
+    if (!box || target.type !== 'radio' || !step) return;
+    var radios = Array.prototype.slice.call(box.querySelectorAll('input[type=radio]'));
+    var next = radios[radios.indexOf(target) + step];
+    event.preventDefault(); event.stopPropagation();
+    if (next && !next.disabled) { next.setAttribute('data-lm-suppress-shortcuts', 'true'); next.focus(); next.click(); }
   });
   root.addEventListener('keydown', function (event) {
     if (!slide()) return;

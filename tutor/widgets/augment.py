@@ -7,7 +7,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from ..augment import available_paths, rotation_grid
-from ._base import Explorer, int_slider
+from ._base import Explorer, choice, int_slider
 
 
 def augment_explorer(images=None, *, n: int = 16, degrees: float = 30.0, path: str = "tf-batched", seed: int = 0) -> Explorer:
@@ -40,7 +40,7 @@ def augment_explorer(images=None, *, n: int = 16, degrees: float = 30.0, path: s
             value=(-int(limit), int(limit)), min=-180, max=180, step=5, description="angle range (°)",
             continuous_update=False, style={"description_width": "initial"},
         ),
-        "path": widgets.Dropdown(options=list(paths), value=path, description="path"),
+        "path": choice(paths, path, "path"),
         "seed": int_slider(seed, 0, 20, "seed"),
     }
 

@@ -8,7 +8,7 @@ import ipywidgets as widgets
 import tensorflow as tf
 
 from ..order import BatchOrderDisplay
-from ._base import Explorer, int_slider
+from ._base import Explorer, choice, int_slider
 from ._frontend import code_html
 
 
@@ -100,8 +100,7 @@ def order_explorer(
         "batch_size": int_slider(batch_size, 1, 12, "batch_size"),
         "count": int_slider(count, 1, 4, "repeat count"),
         "drop_remainder": widgets.Checkbox(value=False, description="drop_remainder", style={"description_width": "initial"}),
-        "order": widgets.Dropdown(options=list(ORDERS), value=order, description="pipeline",
-                                  style={"description_width": "initial"}),
+        "order": choice(ORDERS, order, "pipeline"),
         "buffer_size": int_slider(n_elements, 1, 3 * n_elements, "shuffle buffer_size"),
         "seed": int_slider(seed, 0, 20, "seed"),
     }

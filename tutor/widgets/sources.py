@@ -8,7 +8,7 @@ import numpy as np
 import tensorflow as tf
 
 from ..sources import SourceDisplay
-from ._base import Explorer
+from ._base import Explorer, choice
 from ._frontend import code_html
 
 #: The transformations the explorer runs, and the controls each one uses.
@@ -118,8 +118,7 @@ def sources_explorer(transformation: str = "interleave") -> Explorer:
     if transformation not in TRANSFORMATIONS:
         raise ValueError(f"transformation must be one of {list(TRANSFORMATIONS)}, got {transformation!r}.")
     controls = {
-        "transformation": widgets.Dropdown(options=list(TRANSFORMATIONS), value=transformation,
-                                           description="transformation", style={"description_width": "initial"}),
+        "transformation": choice(TRANSFORMATIONS, transformation, "transformation"),
         "cycle_length": _int(2, 1, 3, "cycle_length"),
         "block_length": _int(3, 1, 4, "block_length"),
         "weight_a": _weight(1.0, "weight of A"),

@@ -39,7 +39,8 @@ def timeline_explorer(*, element_ms: int = 4, step_ms: int = 4, steps: int = STE
         "cache": widgets.Checkbox(value=False, description="cache()", style={"description_width": "initial"}),
         "interleave": widgets.Checkbox(value=False, description="parallel interleave",
                                        style={"description_width": "initial"}),
-        "element_ms": int_slider(element_ms, 0, max(12, element_ms), "decode ms per element", step=2),
+        # Short names: in the 270-pixel panel a long one ("decode ms per element") left the track 19 pixels wide.
+        "element_ms": int_slider(element_ms, 0, max(12, element_ms), "decode ms", step=2),
         "step_ms": int_slider(step_ms, 0, max(12, step_ms), "train step ms", step=2),
     }
     book, history, built = RunBook(), [], {}  # history: the settings drawn, in order; built: reusable pipelines
