@@ -19,12 +19,10 @@ from typing import Any, Callable
 
 #: The usual reasons a dataset yields nothing for a long time, and what to try; every "gave up" sentence ends so.
 NEVER_YIELDS_CAUSES = (
-    "The usual causes: a map() whose function waits and never returns (a py_function or numpy_function stuck "
-    "on a lock, a file or a network call), a filter() that matches nothing on an endless or very long input "
-    "(repeat() with no count, or a huge range), a shuffle buffer still filling (a large buffer_size: the first "
-    "element comes out once the buffer is full), or a source that waits forever. Test the function on one "
-    "element outside the pipeline, check the filter's condition, try a smaller buffer_size, or add a count to "
-    "repeat()."
+    "The usual causes: a map() whose function never returns (a py_function stuck on a lock, a file or a network "
+    "call), a filter() that matches nothing on an endless or very long input, a shuffle buffer still filling (a "
+    "large buffer_size), or a source that waits forever. Test the function on one element outside the pipeline, "
+    "check the filter's condition, use a smaller buffer_size, or give repeat() a count."
 )
 
 
