@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 
 import tutor
-from busy import CallLog
+from busy import CallLog, Meeting
 from tutor.doctor import PY_FUNCTION_OPS, read_pipeline
 
 from .helpers import waiting_map
@@ -79,6 +79,35 @@ def test_the_posts_pipelines_as_tensorflow_runs_them(jpegs):
     like_2019.experimental_optimization.inject_prefetch = False
     tl3_2019 = tutor.profile(v["3"].with_options(like_2019), steps=6)
     assert "Prefetch" not in tl3_2019.stages and not any("prefetch" in note for note in tl3_2019.notes)
+
+
+def _two_calls_met_in_a_fused_map_and_batch(stateful, **optimization):
+    """Whether two calls of a plain ``map(f).batch(4)`` ran at once: the first two wait for each other."""
+    meeting = Meeting(2, patience=1.5)
+
+    def attend(x):
+        meeting.attend()
+        return x
+
+    def f(x):
+        y = tf.numpy_function(attend, [x], Tout=tf.int64, stateful=False)   # stateless: TensorFlow may rewrite it
+        return y + tf.random.uniform([], 0, 1, tf.int64) if stateful else y   # a random op makes it stateful
+
+    options = tf.data.Options()
+    options.threading.private_threadpool_size = 4   # the machine's core count does not matter
+    for name, value in optimization.items():
+        setattr(options.experimental_optimization, name, value)
+    ds = tf.data.Dataset.range(8).map(f).batch(4).with_options(options)
+    assert [b.tolist() for b in ds.as_numpy_iterator()] == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    return meeting.met
+
+
+def test_a_plain_map_before_batch_is_made_parallel_then_fused_into_a_parallel_map_and_batch():
+    plain = tf.data.Dataset.range(8).map(lambda x: x * 2).batch(4)
+    assert "MapAndBatch" in tutor.profile(plain, steps=2).stages
+    assert _two_calls_met_in_a_fused_map_and_batch(stateful=False)   # stateless: its calls ran at once
+    assert not _two_calls_met_in_a_fused_map_and_batch(stateful=False, map_parallelization=False)
+    assert not _two_calls_met_in_a_fused_map_and_batch(stateful=True)   # stateful: one call at a time
 
 
 def test_the_posts_map_runs_no_python(jpegs):
