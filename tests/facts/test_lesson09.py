@@ -227,6 +227,16 @@ def test_py_function_loses_the_static_shape_and_batch_keeps_it_unknown():
         lambda x, y: (tf.ensure_shape(x, [4, 8, 8]), y)).element_spec[0].shape.as_list() == [4, 8, 8]
 
 
+def test_the_shape_can_be_restored_right_after_the_py_function_before_batch():
+    def load(i):
+        image, label = tf.py_function(ex.load_sample, [i], [tf.float32, tf.int64])
+        return tf.ensure_shape(image, [8, 8]), tf.ensure_shape(label, [])
+
+    batched = tf.data.Dataset.range(10).map(load).batch(4)
+    assert [s.shape.as_list() for s in batched.element_spec] == [[None, 8, 8], [None]]
+    assert [int(y.shape[0]) for _, y in batched] == [4, 4, 2]
+
+
 def test_py_function_loses_static_shape_and_ensure_shape_restores_it():
     ds = tf.data.Dataset.range(6).map(lambda i: tf.py_function(lambda j: tf.zeros((3, 2)) + float(j), [i], tf.float32))
     assert ds.element_spec.shape.rank is None  # unknown, even the rank
