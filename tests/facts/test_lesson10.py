@@ -76,6 +76,8 @@ def test_sizes_on_disk(tmp_path, digits):
     raw, png = sizes["TFRecord, raw bytes"], sizes["TFRecord, png bytes"]
     raw_gz, png_gz = sizes["TFRecord, raw bytes, GZIP"], sizes["TFRecord, png bytes, GZIP"]
     assert raw > images.nbytes + labels.nbytes  # raw TFRecord is bigger than the arrays
+    extra = (raw - images.nbytes - labels.nbytes) / len(labels)
+    assert 80 <= extra <= 100  # "about 90 bytes more per digit": feature names, small ints, 16 bytes of framing
     assert png < raw and raw_gz < raw / 2  # PNG is smaller; GZIP shrinks raw bytes a lot
     assert png_gz < png and png_gz / png > raw_gz / raw  # on top of PNG, GZIP gains less
 
@@ -110,6 +112,22 @@ def test_interleave_takes_one_record_from_each_shard_in_turn(shards):
     expected = [(i % 4, i) for i in range(12)]  # write_digits sends digit i to shard i % 4
     assert _tagged(shards["png"]) == expected
     assert _tagged(shards["png"], num_parallel_calls=tf.data.AUTOTUNE) == expected  # deterministic by default
+
+
+def test_num_parallel_reads_is_the_same_interleave_in_one_call(shards):
+    spec = tfrecord.digit_spec()
+
+    def ids(ds):
+        return [int(tf.io.parse_single_example(r, spec)["id"]) for r in ds]
+
+    files = tf.data.Dataset.from_tensor_slices(shards["raw"])
+    by_interleave = ids(files.interleave(tf.data.TFRecordDataset, cycle_length=4, num_parallel_calls=tf.data.AUTOTUNE))
+    assert by_interleave[:8] == list(range(8))
+    assert ids(tf.data.TFRecordDataset(shards["raw"], num_parallel_reads=4)) == by_interleave
+    assert [s.kind for s in tutor.doctor.read_pipeline(tf.data.TFRecordDataset(shards["raw"], num_parallel_reads=4))
+            ][-1] == "interleave"
+    chosen = ids(tf.data.TFRecordDataset(shards["raw"], num_parallel_reads=tf.data.AUTOTUNE))
+    assert sorted(chosen) == sorted(by_interleave)  # TensorFlow chooses how many files at once; every record once
 
 
 @pytest.mark.parametrize("deterministic, first_from", [(True, 0), (False, 1)])
