@@ -317,6 +317,8 @@ def test_a_tf_function_and_a_serialized_pipeline_carry_the_array_but_eager_mode_
     eager = tf.data.Dataset.from_tensor_slices(array)
     serialized = tf.raw_ops.DatasetToGraphV2(input_dataset=eager._variant_tensor)  # what travels elsewhere
     assert len(serialized.numpy()) >= array.nbytes
+    ops = {node.op for node in tf.compat.v1.GraphDef.FromString(serialized.numpy()).node}
+    assert "TensorSliceDataset" in ops  # an eager pipeline is a graph of dataset ops too
     from tensorflow.python.framework import tensor_util
 
     def no_graph_constants(*args, **kwargs):
