@@ -271,3 +271,77 @@ def test_without_prefetch_the_pipeline_waits_for_the_loop_with_prefetch_it_reads
     else:
         time.sleep(0.3)
         assert made == [0]  # nothing happens until the loop asks again
+
+
+# ------------------------------------------------------------------ the lesson's pipelines: what their seeds are keyed by
+def _position_keyed_shifts(seed=0, epochs=2, n=40):
+    """The lesson's tf.data scheme: the shift's seed is the position in the shuffled stream (enumerate after
+    shuffle). Returns, per epoch (one new iterator each, as model.fit makes), {digit id: shift}."""
+    def shift(position, i):
+        crop = tf.image.stateless_random_crop(tf.reshape(tf.range(64), [8, 8]), [4, 4], seed=tf.stack([position, 0]))
+        return i, crop[0, 0]   # the top-left value says where the crop was taken
+
+    ds = tf.data.Dataset.range(n).shuffle(n, seed=seed).enumerate().map(shift)
+    return [{int(i): int(s) for i, s in ds.as_numpy_iterator()} for _ in range(epochs)]
+
+
+def test_a_seed_keyed_by_position_gives_new_shifts_every_epoch_and_the_same_in_every_run():
+    first, second = _position_keyed_shifts()
+    assert sorted(first) == sorted(second) == list(range(40))
+    assert sum(first[i] != second[i] for i in first) > 20   # most digits move to a new shift in epoch 2
+    assert _position_keyed_shifts() == [first, second]      # and a new run repeats both epochs
+
+    def by_id(i):   # keyed by the digit's id instead: the same shift in every epoch, a frozen augmentation
+        crop = tf.image.stateless_random_crop(tf.reshape(tf.range(64), [8, 8]), [4, 4], seed=tf.stack([i, 0]))
+        return i, crop[0, 0]
+
+    frozen = tf.data.Dataset.range(40).shuffle(40, seed=0).map(by_id)
+    epochs = [{int(i): int(s) for i, s in frozen.as_numpy_iterator()} for _ in range(2)]
+    assert epochs[0] == epochs[1]
+
+
+def test_grain_random_map_is_keyed_by_the_position_after_the_shuffle():
+    def draw(i, rng):
+        return int(i), int(rng.integers(0, 10**6))
+
+    by_seed = {s: list(grain.MapDataset.range(20).shuffle(seed=s).random_map(draw, seed=0)) for s in (0, 1)}
+    assert [d for _, d in by_seed[0]] == [d for _, d in by_seed[1]]   # the draws follow the positions ...
+    assert [i for i, _ in by_seed[0]] != [i for i, _ in by_seed[1]]   # ... whichever ids land there
+    again = list(grain.MapDataset.range(20).shuffle(seed=0).random_map(draw, seed=0))
+    assert again == by_seed[0]
+    two = list(grain.MapDataset.range(20).shuffle(seed=0).repeat(2).random_map(draw, seed=0))
+    first, second = dict(two[:20]), dict(two[20:])
+    assert sum(first[i] != second[i] for i in first) > 15   # epoch 2 draws anew for each id
+
+
+def test_a_tf_data_buffer_as_large_as_the_indices_fills_the_square_as_grain_does():
+    stats = ShuffleDisplay.from_dataset(tf.data.Dataset.range(2000).shuffle(2000, seed=0), max_elements=2000,
+                                        buffer_size=2000).stats
+    assert stats["max_moved_earlier"] > 1500 and abs(stats["rank_correlation"]) < 0.2
+
+
+def test_a_checkpoint_holds_the_buffered_ids_and_grows_with_the_buffer(tmp_path):
+    def kib(buffer_size):
+        it = iter(tf.data.Dataset.range(2000).shuffle(buffer_size, seed=0))
+        for _ in range(320):
+            next(it)
+        prefix = tf.train.Checkpoint(iterator=it).save(str(tmp_path / f"b{buffer_size}"))
+        return sum(os.path.getsize(tmp_path / f) for f in os.listdir(tmp_path)
+                   if f.startswith(os.path.basename(prefix) + ".")) / 1024
+
+    small, large = kib(10), kib(500)
+    assert large > small + 500 * 8 / 1024 * 5   # far more than 8 bytes for each buffered id
+
+
+def test_grain_can_stream_a_tfrecord_file_and_shuffle_within_a_window(tmp_path):
+    path = str(tmp_path / "records.tfrecord")
+    with tf.io.TFRecordWriter(path) as writer:
+        for i in range(6):
+            writer.write(f"record {i}".encode())
+    stream = grain.experimental.TFRecordIterDataset(path)
+    assert isinstance(stream, grain.IterDataset) and not isinstance(stream, grain.MapDataset)
+    assert list(stream) == [f"record {i}".encode() for i in range(6)]
+    window = list(grain.experimental.WindowShuffleIterDataset(grain.MapDataset.range(12).to_iter_dataset(),
+                                                              window_size=4, seed=0))
+    assert window != list(range(12))
+    assert all(sorted(window[k:k + 4]) == list(range(k, k + 4)) for k in range(0, 12, 4))   # within each window
