@@ -18,13 +18,16 @@ import re
 from typing import Any
 
 from .. import render
+from ..i18n import N_, ngettext
+from ..i18n import gettext as _
 
 UNATTEMPTED = "unattempted"
 CORRECT = "correct"
 NOT_YET = "not yet"
 
-_LOOKS = {CORRECT: (render.GREEN, "Correct"), NOT_YET: (render.ORANGE, "Not yet"),
-          UNATTEMPTED: (render.BLUE, "Not attempted")}
+# Translators: the label of a checked answer's box: the answer is right, not right yet, or still the `...`.
+_LOOKS = {CORRECT: (render.GREEN, N_("Correct")), NOT_YET: (render.ORANGE, N_("Not yet")),
+          UNATTEMPTED: (render.BLUE, N_("Not attempted"))}
 
 #: Longest piece of a learner's answer repeated back in a message.
 ECHO_LIMIT = 80
@@ -61,9 +64,12 @@ def shorten(value: Any, limit: int = ECHO_LIMIT) -> str:
                 break
             shown.append(piece)
         body = ", ".join([*shown, "…"])
-        return f"{opening}{body}{closing} ({len(value)} items)"
+        # Translators: {shown} is the start of a Python list or tuple, cut short with "…".
+        return ngettext("{shown} ({n} item)", "{shown} ({n} items)", len(value)).format(
+            shown=f"{opening}{body}{closing}", n=len(value))
     quote = text[-1] if text[-1] in "'\"" else ""
-    return f"{text[:limit]}…{quote} (cut short: {len(text)} characters)"
+    # Translators: {shown} is the start of a long Python value, cut short with "…".
+    return _("{shown} (cut short: {n} characters)").format(shown=f"{text[:limit]}…{quote}", n=len(text))
 
 
 class Result:
@@ -83,14 +89,16 @@ class Result:
         return self.passed
 
     def __str__(self) -> str:
-        return f"{_LOOKS[self.status][1]}: {self.message}"
+        # Translators: a label and its text on one line: "Correct: q1 (...): ...", "Hint 1/2: ...".
+        return _("{label}: {text}").format(label=_(_LOOKS[self.status][1]), text=self.message)
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
         colour, label = _LOOKS[self.status]
-        return render.box(label, self.message, colour=colour, details=self.details,
-                          details_label="what TensorFlow said")
+        # Translators: the label of the collapsed detail that holds TensorFlow's own error text.
+        return render.box(_(label), self.message, colour=colour, details=self.details,
+                          details_label=_("what TensorFlow said"))
 
 
 class Text:
@@ -100,7 +108,10 @@ class Text:
         self.label, self.body, self.code = label, body, code
 
     def __str__(self) -> str:
-        return f"{self.label}:\n{self.body}" if self.code else f"{self.label}: {self.body}"
+        if self.code:
+            # Translators: a label, then code on the lines below it: "Solution:\n...".
+            return _("{label}:\n{text}").format(label=self.label, text=self.body)
+        return _("{label}: {text}").format(label=self.label, text=self.body)
 
     __repr__ = __str__
 
@@ -111,6 +122,18 @@ class Text:
 
 
 # ------------------------------------------------------------------ errors into sentences
+def sentences(*parts: str) -> str:
+    """Whole sentences, each already translated, one after the other (no space after a Japanese or Chinese stop).
+
+    >>> sentences("One.", "", "Two.")
+    'One. Two.'
+    """
+    out = ""
+    for part in (p for p in parts if p):
+        out += part if not out or out.endswith(("。", "！", "？", "）")) else " " + part
+    return out
+
+
 def explain_error(exc: BaseException) -> str:
     """A sentence for an error raised while reading a learner's answer (the original goes in details)."""
     import tensorflow as tf
@@ -121,45 +144,49 @@ def explain_error(exc: BaseException) -> str:
     if gone:
         return gone
     if isinstance(exc, (TypeError, AttributeError, ValueError)) and FUNCTION_OBJECT.search(text):
-        return FUNCTION_NOT_CALLED
+        return _(FUNCTION_NOT_CALLED)
     if "user-defined function" in low:
         return user_function_message(text)
     python = re.match(r"(\w+(?:Error|Exception|Iteration)): ", text)
     if python and isinstance(exc, tf.errors.OpError):
-        return (f"a Python function in your pipeline (a generator, or a function in py_function) failed: it raised "
-                f"{python.group(1)} while the elements were read; the details below show why.")
+        # Translators: {error} is a Python exception's class name, such as ValueError.
+        return _("a Python function in your pipeline (a generator, or a function in py_function) failed: it raised "
+                 "{error} while the elements were read; the details below show why.").format(error=python.group(1))
     if isinstance(exc, tf.errors.UnknownError) and ("generator" in low or "pyfunc" in low or "py_func" in low
                                                     or "error occurred when finalizing" in low or "callback" in low):
-        return ("a Python function in your pipeline (a generator, or a function in py_function) raised an error "
-                "while the elements were read; the details below show which one and why.")
+        return _("a Python function in your pipeline (a generator, or a function in py_function) raised an error "
+                 "while the elements were read; the details below show which one and why.")
     if isinstance(exc, tf.errors.OutOfRangeError) or isinstance(exc, StopIteration):
-        return "your dataset ended before the checker had read what it needs: is it empty, or cut short by take()?"
+        return _("your dataset ended before the checker had read what it needs: is it empty, or cut short by take()?")
     if isinstance(exc, tf.errors.DataLossError):
-        return "a file your pipeline reads is truncated or corrupt, so TensorFlow could not read a record from it."
+        return _("a file your pipeline reads is truncated or corrupt, so TensorFlow could not read a record from it.")
     if "string" in low and ("number" in low or "convert" in low or "cast" in low) or "stringtonumber" in low:
-        return ("your pipeline holds text (strings) where numbers were expected. Parse them first, for example "
-                "with tf.strings.to_number, or start from numbers.")
+        return _("your pipeline holds text (strings) where numbers were expected. Parse them first, for example "
+                 "with tf.strings.to_number, or start from numbers.")
     if isinstance(exc, tf.errors.InvalidArgumentError):
         if "shape" in low or "dimension" in low or "incompatible" in low or "rank" in low:
-            return ("a tensor in your pipeline has a different shape than the next step expects (for example "
-                    "batches where single elements were expected, or the wrong number of values).")
+            return _("a tensor in your pipeline has a different shape than the next step expects (for example "
+                     "batches where single elements were expected, or the wrong number of values).")
         if "dtype" in low or "type" in low:
-            return "a tensor in your pipeline has a different type (dtype) than the next step expects."
-        return "your pipeline raised an error while it was read; the details below say where."
+            return _("a tensor in your pipeline has a different type (dtype) than the next step expects.")
+        return _("your pipeline raised an error while it was read; the details below say where.")
     if "0-dimensional" in low or "truth value of an array" in low or "only length-1" in low \
             or "only integer scalar" in low:
-        return ("an element holds several values where one number was expected: is your dataset batched, or are "
-                "its elements tuples? Compare its element_spec with what the exercise asks for.")
+        return _("an element holds several values where one number was expected: is your dataset batched, or are "
+                 "its elements tuples? Compare its element_spec with what the exercise asks for.")
     if isinstance(exc, (KeyError,)):
-        return f"an element has no part named {shorten(exc.args[0] if exc.args else '?', 40)}: check the names of its features."
+        # Translators: {name} is the missing key, quoted as Python writes it ('label').
+        return _("an element has no part named {name}: check the names of its features.").format(
+            name=shorten(exc.args[0] if exc.args else '?', 40))
     if isinstance(exc, IndexError):
-        return "an element has fewer parts than expected: check the structure of each element (its element_spec)."
+        return _("an element has fewer parts than expected: check the structure of each element (its element_spec).")
     if isinstance(exc, TypeError):
-        return ("something in your answer has a different type than expected: check what the exercise asks "
-                "for (a dataset, a number, a function, a tuple?).")
+        return _("something in your answer has a different type than expected: check what the exercise asks "
+                 "for (a dataset, a number, a function, a tuple?).")
     if isinstance(exc, ValueError):
-        return "a value in your answer does not fit what the exercise expects; the details below say which."
-    return f"reading your answer failed ({type(exc).__name__}); the details below say where."
+        return _("a value in your answer does not fit what the exercise expects; the details below say which.")
+    # Translators: {error} is a Python exception's class name, such as ValueError.
+    return _("reading your answer failed ({error}); the details below say where.").format(error=type(exc).__name__)
 
 
 #: A learner's function used as a value: TensorFlow and Python name the function object in their errors.
@@ -167,12 +194,12 @@ FUNCTION_OBJECT = re.compile(r"'(function|method|builtin_function_or_method|func
                              r"<(function|bound method|built-in function|built-in method) |"
                              r"missing \d+ required positional argument")
 
-FUNCTION_NOT_CALLED = (
+FUNCTION_NOT_CALLED = N_(
     "a function was used where its result was expected: something in your answer is a function that was passed "
     "without being called (or called without its arguments), where a dataset or a value, made by calling it, was "
     "expected. Call it with its arguments, for example get_per_replica_batch_size(16), and use what it returns.")
 
-SETUP_AGAIN = "Run the lesson's setup cells again (from the top), rebuild your answer, and check it again."
+SETUP_AGAIN = N_("Run the lesson's setup cells again (from the top), rebuild your answer, and check it again.")
 
 
 def resource_gone(exc: BaseException) -> str | None:
@@ -186,11 +213,12 @@ def resource_gone(exc: BaseException) -> str | None:
     text = str(exc)
     if isinstance(exc, (FileNotFoundError, tf.errors.NotFoundError)) or "No files match" in text \
             or "No such file or directory" in text:
-        return ("a file or folder your answer reads is not there (any more): a cleanup cell may have deleted the "
-                "lesson's data, or a path is misspelt. " + SETUP_AGAIN)
+        return sentences(_("a file or folder your answer reads is not there (any more): a cleanup cell may have "
+                           "deleted the lesson's data, or a path is misspelt."), _(SETUP_AGAIN))
     if ("LocalService is stopped" in text or isinstance(exc, tf.errors.UnavailableError)
             or ("dispatcher" in text.lower() and isinstance(exc, (tf.errors.OpError, RuntimeError)))):
-        return "the tf.data service your answer uses has been stopped, so nothing can be read from it. " + SETUP_AGAIN
+        return sentences(_("the tf.data service your answer uses has been stopped, so nothing can be read from it."),
+                         _(SETUP_AGAIN))
     return None
 
 
@@ -209,17 +237,20 @@ def user_function_message(text: str) -> str:
     first = text.strip().splitlines()[0] if text.strip() else ""
     python = re.search(r": (\w+(?:Error|Exception))(?::|$)", first)
     if python:
-        cause = f"it raised {python.group(1)}"
+        # Translators: this and the next four causes end the sentence "the function you passed to map() failed
+        # while ...: {cause}."; {error} is a Python exception's class name, such as ValueError.
+        cause = _("it raised {error}").format(error=python.group(1))
     elif "assertion failed" in first:
-        cause = "an assertion inside it did not hold"
+        cause = _("an assertion inside it did not hold")
     elif "convert string" in first:
-        cause = "it tried to turn text into a number and could not"
+        cause = _("it tried to turn text into a number and could not")
     elif "division by zero" in first:
-        cause = "it divided by zero"
+        cause = _("it divided by zero")
     else:
-        cause = "TensorFlow stopped it with an error"
-    return (f"the function you passed to {stage}() failed while the checker read your dataset: {cause}. "
-            "Run next(iter(ds)) on your dataset to see the whole error.")
+        cause = _("TensorFlow stopped it with an error")
+    # Translators: {stage} is a tf.data method (map, filter, interleave); {cause} one of the causes above.
+    return _("the function you passed to {stage}() failed while the checker read your dataset: {cause}. "
+             "Run next(iter(ds)) on your dataset to see the whole error.").format(stage=stage, cause=cause)
 
 
 def first_line(exc: BaseException) -> str:

@@ -16,8 +16,9 @@ import numpy as np
 import tensorflow as tf
 
 from ..doctor import PY_FUNCTION_OPS
+from ..i18n import gettext as _
 from . import _read, _stages
-from ._core import fail, shorten
+from ._core import fail, sentences, shorten
 from ._stages import chain_text, where
 
 N_FILES, EPOCHS, BATCH = 12, 3, 4
@@ -62,7 +63,8 @@ def exercise_source() -> tf.data.Dataset:
 
 def stage_chain(ds: tf.data.Dataset) -> list:
     """The stages of the answer from source to output, option stages left out."""
-    return _stages.stages(ds, build_with="`source` and tf.data methods only (map, cache, shuffle, repeat, batch)")
+    # Translators: completes "Build it with ...".
+    return _stages.stages(ds, build_with=_("`source` and tf.data methods only (map, cache, shuffle, repeat, batch)"))
 
 
 def is_decode(stage) -> bool:
@@ -79,21 +81,27 @@ def require_stages(chain: list, *, shuffle: bool = False) -> dict[str, list[int]
     found = {"decode": where(chain, is_decode), "augment": where(chain, is_augment), "cache": where(chain, "cache"),
              "repeat": where(chain, "repeat"), "batch": where(chain, "batch"), "shuffle": where(chain, "shuffle")}
     if not found["decode"]:
-        fail(f"there is no map(ex.decode) in your pipeline ({text}): start from `source` and decode every file.")
+        # Translators: {chain} is the learner's pipeline as code: range(12) -> map(decode) -> batch(batch_size=4).
+        fail(_("there is no map(ex.decode) in your pipeline ({chain}): start from `source` and decode every "
+               "file.").format(chain=text))
     if not found["augment"]:
-        fail(f"map(ex.augment) is missing ({text}): keep the random augmentation, placed after cache().")
+        fail(_("map(ex.augment) is missing ({chain}): keep the random augmentation, placed after cache().").format(
+            chain=text))
     if not found["batch"]:
-        fail(f"keep batch({BATCH}) as the exercise asks: your pipeline ({text}) has no batch().")
+        fail(_("keep batch({batch}) as the exercise asks: your pipeline ({chain}) has no batch().").format(
+            batch=BATCH, chain=text))
     if shuffle and not found["shuffle"]:
-        fail(f"there is no shuffle() in your pipeline ({text}), so every epoch comes out in the same order. "
-             "Shuffle after cache(), before repeat(3).")
+        fail(_("there is no shuffle() in your pipeline ({chain}), so every epoch comes out in the same order. "
+               "Shuffle after cache(), before repeat(3).").format(chain=text))
     batch = chain[found["batch"][0]]
     size = batch.params.get("batch_size")
     if size is not None and size != BATCH:
-        fail(f"use batch({BATCH}) as the exercise asks; your pipeline has batch({size}).")
+        fail(_("use batch({batch}) as the exercise asks; your pipeline has batch({size}).").format(batch=BATCH,
+                                                                                                  size=size))
     if min(found["augment"]) > found["batch"][0]:
-        fail(f"map(ex.augment) comes after batch ({text}), so it adds ONE random number to a whole batch of "
-             f"{BATCH}. Every file should get its own draw: augment before batch({BATCH}).")
+        fail(_("map(ex.augment) comes after batch ({chain}), so it adds ONE random number to a whole batch of "
+               "{batch}. Every file should get its own draw: augment before batch({batch}).").format(chain=text,
+                                                                                                     batch=BATCH))
     return found
 
 
@@ -101,13 +109,16 @@ def batch_values(ds: tf.data.Dataset, limit: int = 100) -> np.ndarray:
     """Every value of the answer, in output order; fail unless its elements are batches of numbers."""
     batches = _read.elements(ds, limit)
     if not batches:
-        fail("your dataset produced no elements.")
+        fail(_("your dataset produced no elements."))
     if any(np.ndim(b) != 1 for b in batches):
-        fail(f"expected batches of {BATCH} numbers, got elements of shape {np.shape(batches[0])}: keep "
-             f"map(ex.decode) first and batch({BATCH}) last.")
+        # Translators: {shape} is a shape as Python writes it: (4, 28, 28).
+        fail(_("expected batches of {batch} numbers, got elements of shape {shape}: keep map(ex.decode) first and "
+               "batch({batch}) last.").format(batch=BATCH, shape=np.shape(batches[0])))
     values = np.concatenate(batches)
     if not np.issubdtype(values.dtype, np.number):
-        fail(f"expected numbers (decoded files), got {values.dtype} values such as {shorten(values[0], 30)}.")
+        # Translators: {dtype} is a NumPy dtype's name (<U5, object); {example} one of the values.
+        fail(_("expected numbers (decoded files), got {dtype} values such as {example}.").format(
+            dtype=values.dtype, example=shorten(values[0], 30)))
     return values.astype(np.float64)
 
 
@@ -115,11 +126,12 @@ def check_content(values: np.ndarray, found: dict) -> None:
     """All 12 files, three times each; fail naming the missing epochs or the wrong values."""
     expected = sorted([i * 10 for i in range(N_FILES)] * EPOCHS)
     if len(values) != len(expected):
-        why = (f" There is no repeat({EPOCHS})." if not found["repeat"] else "")
-        fail(f"expected {len(expected)} values ({N_FILES} files x {EPOCHS} epochs), got {len(values)}.{why}")
+        why = _("There is no repeat({epochs}).").format(epochs=EPOCHS) if not found["repeat"] else ""
+        fail(sentences(_("expected {n} values ({files} files x {epochs} epochs), got {got}.").format(
+            n=len(expected), files=N_FILES, epochs=EPOCHS, got=len(values)), why))
     if sorted(np.floor(values).astype(int).tolist()) != expected:
-        fail(f"the values are not the {N_FILES} decoded files three times each: use every stage exactly once, "
-             "starting from `source`.")
+        fail(_("the values are not the {files} decoded files three times each: use every stage exactly once, "
+               "starting from `source`.").format(files=N_FILES))
 
 
 def check_decode_runs(runs: int, chain: list, found: dict) -> None:
@@ -128,23 +140,29 @@ def check_decode_runs(runs: int, chain: list, found: dict) -> None:
         return
     text, decode_at = chain_text(chain), min(found["decode"])
     caches = [c for c in found["cache"] if c > decode_at]
-    head = f"decode ran {runs} times for {N_FILES} files"
+    counts = dict(runs=runs, files=N_FILES, chain=text, epochs=EPOCHS)
     if not found["cache"]:
-        fail(f"{head}: without cache() every epoch decodes again ({text}). Add cache() right after map(ex.decode).")
+        # Translators: {runs} counts the runs of decode; {chain} is the learner's pipeline as code.
+        fail(_("decode ran {runs} times for {files} files: without cache() every epoch decodes again ({chain}). "
+               "Add cache() right after map(ex.decode).").format(**counts))
     if not caches:
-        fail(f"{head}: cache() comes before map(ex.decode) ({text}), so it stores file ids and every epoch still "
-             "decodes. Put cache() right after map(ex.decode).")
+        fail(_("decode ran {runs} times for {files} files: cache() comes before map(ex.decode) ({chain}), so it "
+               "stores file ids and every epoch still decodes. Put cache() right after map(ex.decode).").format(
+            **counts))
     repeats_before = [r for r in found["repeat"] if r < min(caches)]
     if repeats_before:
-        fail(f"{head}: repeat({EPOCHS}) comes before cache() ({text}), so the cache stores all three epochs "
-             "and never replays anything. Decode, cache, then repeat.")
-    fail(f"{head} ({text}): the cache did not save the work. Decode, cache(), then repeat({EPOCHS}).")
+        fail(_("decode ran {runs} times for {files} files: repeat({epochs}) comes before cache() ({chain}), so the "
+               "cache stores all three epochs and never replays anything. Decode, cache, then repeat.").format(
+            **counts))
+    fail(_("decode ran {runs} times for {files} files ({chain}): the cache did not save the work. Decode, cache(), "
+           "then repeat({epochs}).").format(**counts))
 
 
 def check_augmentation(values: np.ndarray, chain: list, found: dict) -> None:
     """Every epoch gets fresh random numbers; fail naming a frozen or a missing augmentation."""
     if np.all(values == np.floor(values)):
-        fail(f"the values are exactly the decoded files: map(ex.augment) never changed them ({chain_text(chain)}).")
+        fail(_("the values are exactly the decoded files: map(ex.augment) never changed them ({chain}).").format(
+            chain=chain_text(chain)))
     copies: dict[int, list[float]] = {}
     for v in values.tolist():
         copies.setdefault(int(np.floor(v)), []).append(v)
@@ -152,8 +170,8 @@ def check_augmentation(values: np.ndarray, chain: list, found: dict) -> None:
         return
     caches_after = [c for c in found["cache"] if c > min(found["augment"])]
     if caches_after:
-        fail(f"the same file came out with the same random number in two epochs: map(ex.augment) runs before "
-             f"cache() ({chain_text(chain)}), so the cache stores the first epoch's draws and replays them. The "
-             "augmentation is frozen: put it after cache().")
-    fail("the same file came out with the same random number in two epochs: each epoch should draw anew. Keep "
-         "map(ex.augment) after cache() and call it on every element.")
+        fail(_("the same file came out with the same random number in two epochs: map(ex.augment) runs before "
+               "cache() ({chain}), so the cache stores the first epoch's draws and replays them. The augmentation is "
+               "frozen: put it after cache().").format(chain=chain_text(chain)))
+    fail(_("the same file came out with the same random number in two epochs: each epoch should draw anew. Keep "
+           "map(ex.augment) after cache() and call it on every element."))

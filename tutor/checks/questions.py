@@ -22,10 +22,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import tensorflow as tf
 
+from ..i18n import N_, ngettext
+from ..i18n import gettext as _
 from ..reading import ReadTimeout
 from . import _read
 from ._core import (CORRECT, NOT_YET, UNATTEMPTED, CheckFailed, Result, Text, after_colon, explain_error, fail,
-                    original_error, shorten)
+                    original_error, sentences, shorten)
 from ._read import plain
 
 
@@ -35,12 +37,12 @@ class Question:
     Parameters
     ----------
     title : str
-        A short name, shown with every result.
+        A short name, shown with every result (marked with ``N_`` in the lesson's module; shown translated).
     checker : callable
         ``checker(answer) -> str``: returns a success message, or calls
         :func:`fail` with a message that says *what* is wrong.
     hints : list of str
-        Shown one at a time by :meth:`hint`.
+        Shown one at a time by :meth:`hint` (each marked with ``N_``; shown translated).
     solution : str
         Python code that defines ``answer``; shown by :meth:`solution` and run
         by the tests. ``tf``, ``np`` and ``tutor`` are available to it.
@@ -75,23 +77,27 @@ class Question:
     def check(self, answer: Any = ...) -> Result:
         """Check ``answer``; ``...`` (the placeholder) counts as not attempted yet."""
         if answer is ...:
-            return Result(UNATTEMPTED, f"{self.title}: replace the `...` with your answer, then run this cell again.",
-                          self.title)
+            return self._result(UNATTEMPTED, _("replace the `...` with your answer, then run this cell again."))
         if answer is None:
-            return Result(NOT_YET, f"{self.title}: your answer is None. A function that has no `return` gives "
-                                   "None, and so does assigning the result of print(); set `answer` to the value "
-                                   "itself.", self.title)
+            return self._result(NOT_YET, _("your answer is None. A function that has no `return` gives None, and so "
+                                           "does assigning the result of print(); set `answer` to the value itself."))
         if not self.takes_function and _read.is_function(answer):
-            return Result(NOT_YET, f"{self.title}: {_read.function_passed(answer)}", self.title)
+            return self._result(NOT_YET, _read.function_passed(answer))
         try:
             message = self._checker(answer)
         except CheckFailed as exc:
-            return Result(NOT_YET, f"{self.title}: {exc}", self.title)
+            return self._result(NOT_YET, str(exc))
         except ReadTimeout as exc:
-            return Result(NOT_YET, f"{self.title}: {after_colon(str(exc))}", self.title)
+            return self._result(NOT_YET, after_colon(str(exc)))
         except Exception as exc:  # the learner's pipeline failed while being read: a sentence, original in details
-            return Result(NOT_YET, f"{self.title}: {explain_error(exc)}", self.title, details=original_error(exc))
-        return Result(CORRECT, f"{self.title}: {message}", self.title)
+            return self._result(NOT_YET, explain_error(exc), details=original_error(exc))
+        return self._result(CORRECT, message)
+
+    def _result(self, status: str, message: str, details: str | None = None) -> Result:
+        """A result whose message starts with the question's title, in the current language."""
+        title = _(self.title)
+        # Translators: a checked answer's message: the question's title, then what the checker says.
+        return Result(status, _("{title}: {message}").format(title=title, message=message), title, details=details)
 
     def hint(self, number: int | None = None) -> Text:
         """The next hint, or hint ``number`` (counting from 1); after the last one, says so.
@@ -100,27 +106,35 @@ class Question:
         """
         total = len(self.hints)
         if not total:
-            return Text("Hint", "No hints for this one: try the solution.")
+            return Text(_("Hint"), _("No hints for this one: try the solution."))
         if number is None:
             if self._hints_shown >= total:
-                return Text(f"Hint {total}/{total}", f"{self.hints[-1]} (That was the last hint: hint(1) shows "
-                                                     "the first again, and solution() shows one answer.)")
+                return Text(_("Hint {number}/{total}").format(number=total, total=total),
+                            sentences(_(self.hints[-1]), _("(That was the last hint: hint(1) shows the first again, "
+                                                           "and solution() shows one answer.)")))
             number = self._hints_shown + 1
         if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= total:
-            raise ValueError(f"{self.title} has {total} hint{'s' if total != 1 else ''}: ask for hint() or "
-                             f"hint(n) with a whole number n from 1 to {total}, got {shorten(number, 30)}.")
+            raise ValueError(ngettext(
+                "{title} has {total} hint: ask for hint() or hint(n) with a whole number n from 1 to {total}, "
+                "got {got}.",
+                "{title} has {total} hints: ask for hint() or hint(n) with a whole number n from 1 to {total}, "
+                "got {got}.", total).format(title=_(self.title), total=total, got=shorten(number, 30)))
         self._hints_shown = number
-        last = " (This is the last hint: hint(1) shows the first again.)" if number == total and total > 1 else ""
-        return Text(f"Hint {number}/{total}", self.hints[number - 1] + last)
+        last = _("(This is the last hint: hint(1) shows the first again.)") if number == total and total > 1 else ""
+        # Translators: the label of a hint: "Hint 1/2" is the first of two.
+        return Text(_("Hint {number}/{total}").format(number=number, total=total),
+                    sentences(_(self.hints[number - 1]), last))
 
     def solution(self) -> Text:
         """One correct answer, as code; never raises (a solution that cannot be shown says why)."""
         try:
-            return Text("Solution", self.solution_code, code=True)
+            return Text(_("Solution"), self.solution_code, code=True)
         except CheckFailed as exc:
-            return Text("Solution", f"the solution could not be computed here: {exc}")
+            reason = str(exc)
         except Exception as exc:  # a computed solution whose pipeline failed: a sentence, never a traceback
-            return Text("Solution", f"the solution could not be computed here: {explain_error(exc)}")
+            reason = explain_error(exc)
+        # Translators: {reason} is a sentence saying what failed.
+        return Text(_("Solution"), _("the solution could not be computed here: {reason}").format(reason=reason))
 
     def solution_answer(self) -> Any:
         """Run the solution code and return the value it gives ``answer_name`` (used by the tests)."""
@@ -210,7 +224,8 @@ def as_prediction(value: Any) -> Any:
     if isinstance(value, Iterable) and not _read.is_dataset(value) and not isinstance(value, tf.data.Iterator):
         items = list(itertools.islice(iter(value), PREDICTION_LIMIT + 1))
         if len(items) > PREDICTION_LIMIT:
-            fail(f"your prediction goes on for more than {PREDICTION_LIMIT:,} items: write it as a list.")
+            fail(_("your prediction goes on for more than {limit:,} items: write it as a list.").format(
+                limit=PREDICTION_LIMIT))
         return [as_prediction(v) for v in items]
     return plain(value)
 
@@ -219,7 +234,7 @@ def describe_difference(predicted: Any, actual: Any, *, row: str = "row", first_
     """``None`` when ``predicted`` equals ``actual``; otherwise one sentence saying what differs.
 
     Works on numbers, strings, flat lists (order matters) and lists of lists
-    (batches, windows), where the first differing ``row`` is named.
+    (batches, windows), where the first differing ``row`` is named (one of :data:`ROWS`).
 
     >>> describe_difference([[0, 1], [2, 3]], [[0, 1], [2, 4]], row="batch")
     'batch 1 differs: you predicted [2, 3]; the pipeline gives [2, 4].'
@@ -232,40 +247,62 @@ def describe_difference(predicted: Any, actual: Any, *, row: str = "row", first_
     if predicted == actual:
         return None
     if not isinstance(actual, list):
-        return f"you predicted {shorten(predicted)}; the pipeline gives {shorten(actual)}."
+        return _("you predicted {predicted}; the pipeline gives {actual}.").format(predicted=shorten(predicted),
+                                                                                   actual=shorten(actual))
     if not isinstance(predicted, list):
-        return (f"the answer is a list of {_count(len(actual), 'item')}; "
-                f"you predicted {shorten(predicted)}.")
+        # Translators: {count} is a number of items, such as "3 items".
+        return _("the answer is a list of {count}; you predicted {predicted}.").format(
+            count=_count(len(actual), "item"), predicted=shorten(predicted))
     nested = any(isinstance(a, list) for a in actual)
     if nested:
         if predicted and not any(isinstance(p, list) for p in predicted):
-            return (f"the answer is a list of {_count(len(actual), row)}, each a list; you predicted a flat list "
-                    f"{shorten(predicted, 60)}: group it into {_plural(row)}.")
+            # Translators: {count} counts rows ("2 batches", "3 windows"); {rows} is the plural noun ("batches").
+            return _("the answer is a list of {count}, each a list; you predicted a flat list {predicted}: group it "
+                     "into {rows}.").format(count=_count(len(actual), row), predicted=shorten(predicted, 60),
+                                            rows=_row_word(row, plural=True))
         if len(predicted) != len(actual):
-            return f"you predicted {_count(len(predicted), row)}; the pipeline gives {len(actual)}."
+            # Translators: {count} counts rows ("2 batches", "3 windows"); {n} is a number.
+            return _("you predicted {count}; the pipeline gives {n}.").format(count=_count(len(predicted), row),
+                                                                              n=len(actual))
         for k, (p, a) in enumerate(zip(predicted, actual)):
             if p != a:
-                return f"{row} {k} differs: you predicted {shorten(p)}; the pipeline gives {shorten(a)}."
+                # Translators: {row} is what one element is called ("batch", "window"); {k} its position from 0.
+                return _("{row} {k} differs: you predicted {predicted}; the pipeline gives {actual}.").format(
+                    row=_row_word(row), k=k, predicted=shorten(p), actual=shorten(a))
     elif any(isinstance(p, list) for p in predicted):
-        return (f"the answer is one flat list of {_count(len(actual), 'item')}; you predicted a list of lists "
-                f"{shorten(predicted, 60)}. Write the items in one list.")
+        return _("the answer is one flat list of {count}; you predicted a list of lists {predicted}. Write the items "
+                 "in one list.").format(count=_count(len(actual), "item"), predicted=shorten(predicted, 60))
     if sorted(map(repr, predicted)) == sorted(map(repr, actual)):
         if first_difference:  # where an order question goes wrong is the useful part
             k = next(i for i, (p, a) in enumerate(zip(predicted, actual)) if p != a)
-            return (f"the right items, in a different order: position {k} holds {shorten(actual[k], 30)}, "
-                    f"you predicted {shorten(predicted[k], 30)}.")
-        return "the right items, in a different order."
+            return _("the right items, in a different order: position {k} holds {actual}, you predicted "
+                     "{predicted}.").format(k=k, actual=shorten(actual[k], 30), predicted=shorten(predicted[k], 30))
+        return _("the right items, in a different order.")
     extra = _minus(predicted, actual)
     missing = _minus(actual, predicted)
-    parts = []
+    wrong = missing_text = ""
     if extra:  # the learner's own items: naming a few gives nothing away
-        parts.append(f"{_list(extra)} {'is' if len(extra) == 1 else 'are'} not in it" +
-                     (" (or not that often)" if any(x in actual for x in extra) else ""))
+        if any(x in actual for x in extra):
+            # Translators: {items} is one item, a list, or "7 of your items, such as 1, 2, 3," (see below).
+            wrong = ngettext("{items} is not in it (or not that often)", "{items} are not in it (or not that often)",
+                             len(extra))
+        else:
+            wrong = ngettext("{items} is not in it", "{items} are not in it", len(extra))
+        wrong = wrong.format(items=_list(extra))
     if missing:  # the answer's items: say how many, and one of them only when that leaves others to find
-        such = f", such as {shorten(missing[0], 30)}" if len(missing) > 2 else ""
-        parts.append(f"{_count(len(missing), 'item')} of the answer {'is' if len(missing) == 1 else 'are'} "
-                     f"missing{such}")
-    return "; ".join(parts) + "."
+        if len(missing) > 2:
+            # Translators: {example} is one of the missing items.
+            missing_text = ngettext("{n} item of the answer is missing, such as {example}",
+                                    "{n} items of the answer are missing, such as {example}", len(missing))
+        else:
+            missing_text = ngettext("{n} item of the answer is missing", "{n} items of the answer are missing",
+                                    len(missing))
+        missing_text = missing_text.format(n=len(missing), example=shorten(missing[0], 30))
+    if wrong and missing_text:
+        # Translators: two clauses, each translated above: what is wrong in a prediction, then what is missing.
+        return _("{wrong}; {missing}.").format(wrong=wrong, missing=missing_text)
+    # Translators: one clause, translated above, made a sentence.
+    return _("{clause}.").format(clause=wrong or missing_text)
 
 
 def _minus(items: list, other: list) -> list:
@@ -280,12 +317,35 @@ def _minus(items: list, other: list) -> list:
     return out
 
 
+#: What one element of a prediction is called in messages (``PredictQuestion(row=...)``): singular, plural.
+ROWS = {"row": (N_("row"), N_("rows")), "batch": (N_("batch"), N_("batches")),
+        "window": (N_("window"), N_("windows")), "element": (N_("element"), N_("elements")),
+        "item": (N_("item"), N_("items"))}
+
+
 def _plural(noun: str) -> str:
     return noun + ("es" if noun.endswith(("sh", "ch", "s", "x")) else "s")
 
 
+def _row_word(noun: str, plural: bool = False) -> str:
+    """The noun of :data:`ROWS`, translated; another noun stays as it is (English)."""
+    if noun in ROWS:
+        return _(ROWS[noun][1 if plural else 0])
+    return _plural(noun) if plural else noun
+
+
 def _count(n: int, noun: str) -> str:
     """``'1 window'``, ``'3 windows'``, ``'2 batches'``."""
+    if noun == "item":
+        return ngettext("{n} item", "{n} items", n).format(n=n)
+    if noun == "batch":
+        return ngettext("{n} batch", "{n} batches", n).format(n=n)
+    if noun == "window":
+        return ngettext("{n} window", "{n} windows", n).format(n=n)
+    if noun == "element":
+        return ngettext("{n} element", "{n} elements", n).format(n=n)
+    if noun == "row":
+        return ngettext("{n} row", "{n} rows", n).format(n=n)
     return f"{n} {noun if n == 1 else _plural(noun)}"
 
 
@@ -296,7 +356,9 @@ def _list(items: Sequence[Any]) -> str:
     text = repr(items)
     if len(items) <= 6 and len(text) <= 60:
         return text
-    return f"{len(items)} of your items, such as {', '.join(shorten(i, 20) for i in items[:3])},"
+    # Translators: the subject of "... are not in it": a count, then the first three of the learner's items.
+    return _("{n} of your items, such as {examples},").format(n=len(items),
+                                                              examples=", ".join(shorten(i, 20) for i in items[:3]))
 
 
 class PredictQuestion(Question):
@@ -311,11 +373,11 @@ class PredictQuestion(Question):
         ``truth(elements) -> answer``: what the right prediction is, from the
         pipeline's elements (plain lists and numbers). Default: all elements.
     ask : str
-        What to predict, in words ("the ids in the second window, as a list").
+        What to predict, in words ("the ids in the second window, as a list"), marked with ``N_``.
     code : str, optional
         The pipeline as the lesson shows it; the solution quotes it.
     row : str
-        What one element is called in messages ("batch", "window", "element").
+        What one element is called in messages: a key of :data:`ROWS` ("batch", "window", "element").
     hints : list of str
     max_elements : int
         Reading bound; a pipeline that gives more fails the check.
@@ -337,7 +399,7 @@ class PredictQuestion(Question):
     takes_function = True  # a function is refused by _score with its own sentence: predict, do not build
 
     def __init__(self, title: str, pipeline: Callable[[], Any], *, truth: Callable[[list], Any] | None = None,
-                 ask: str = "what the pipeline produces", code: str | None = None, row: str = "element",
+                 ask: str = N_("what the pipeline produces"), code: str | None = None, row: str = "element",
                  hints: Sequence[str] = (), max_elements: int = 1000, first_difference: bool = False,
                  answer_name: str = "answer"):
         self.pipeline, self.truth, self.ask, self.code, self.row = pipeline, truth, ask, code, row
@@ -352,8 +414,9 @@ class PredictQuestion(Question):
 
     @property
     def solution_code(self) -> str:  # computed from the real pipeline, so it can never go stale
-        comment = f"# {self.ask}" + (f", for {self.code}" if self.code else "")
-        return f"{comment}\n{self.answer_name} = {self.actual()!r}"
+        # Translators: a comment in a computed solution: what to predict, then the pipeline's code.
+        comment = _("{ask}, for {code}").format(ask=_(self.ask), code=self.code) if self.code else _(self.ask)
+        return f"# {comment}\n{self.answer_name} = {self.actual()!r}"
 
     @solution_code.setter
     def solution_code(self, value: str) -> None:  # Question.__init__ sets it; the property computes it
@@ -361,16 +424,18 @@ class PredictQuestion(Question):
 
     def _refuse_pipelines(self, prediction: Any) -> None:
         if _read.is_function(prediction) or _read.is_dataset(prediction) or isinstance(prediction, tf.data.Iterator):
-            fail(f"write down your prediction as a value ({self.ask}), not a pipeline: the point is to guess "
-                 "before running it.")
+            # Translators: {ask} says what to predict ("the ids in the second window, as a list").
+            fail(_("write down your prediction as a value ({ask}), not a pipeline: the point is to guess before "
+                   "running it.").format(ask=_(self.ask)))
 
     def _score(self, prediction: Any) -> str:
         self._refuse_pipelines(prediction)
         difference = describe_difference(prediction, self.actual(), row=self.row,
                                           first_difference=self.first_difference)
         if difference is not None:
-            fail(f"{difference} Look again at what the pipeline does, then run the picture below to see it.")
-        return f"that is exactly what the pipeline produces ({self.ask})."
+            fail(sentences(difference, _("Look again at what the pipeline does, then run the picture below to see "
+                                         "it.")))
+        return _("that is exactly what the pipeline produces ({ask}).").format(ask=_(self.ask))
 
 
 class SetPrediction(PredictQuestion):
