@@ -49,6 +49,7 @@ from typing import Any, Iterable
 import tensorflow as tf
 
 from .._validate import require_dataset
+from ..i18n import gettext as _
 from .functions import PY_FUNCTION_OPS, STATEFUL_RANDOM_OPS
 from .graph import GRAPH_BYTES_LIMIT, read_pipeline
 from .measured import MEASURED_RULES, match_stage, measured_findings, require_timeline
@@ -104,7 +105,8 @@ def check(dataset: tf.data.Dataset, *, ignore: Iterable[str] = (), profile: Any 
     known = set(RULES) | set(MEASURED_RULES)
     unknown = sorted(ignore - known)
     if unknown:
-        raise ValueError(f"tutor.doctor.check: unknown rule id(s) {unknown}; the rules are {sorted(known)}.")
+        raise ValueError(_("tutor.doctor.check: unknown rule id(s) {unknown}; the rules are {rules}.").format(
+            unknown=unknown, rules=sorted(known)))
     stages = read_pipeline(dataset)
     findings = run(stages, ignore)
     if profile is not None:

@@ -25,6 +25,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from ..i18n import gettext as _
 from . import objects
 from .functions import is_dataset_node, node_name, read_function
 from .kinds import op_kind
@@ -47,15 +48,16 @@ def read_pipeline(dataset: tf.data.Dataset) -> Stages:
     """
     held = objects.in_memory_bytes(dataset)
     if held > GRAPH_BYTES_LIMIT:
-        note = (f"The pipeline holds {held / 2**20:.0f} MB of in-memory data, so the doctor read its Python "
-                "objects instead of copying that data into a graph.")
+        note = _("The pipeline holds {megabytes:.0f} MB of in-memory data, so the doctor read its Python "
+                 "objects instead of copying that data into a graph.").format(megabytes=held / 2**20)
         return objects.read_objects(dataset, note)
     try:
         stages = _read_graph(dataset)
     except (tf.errors.OpError, ValueError, TypeError, AttributeError, KeyError, StopIteration) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        note = (f"TensorFlow could not serialize this pipeline ({type(exc).__name__}: {first[:160]}), so the "
-                "doctor read its Python objects instead.")
+        # Translators: {error} is TensorFlow's own error, e.g. "InvalidArgumentError: ...", in English.
+        note = _("TensorFlow could not serialize this pipeline ({error}), so the doctor read its Python objects "
+                 "instead.").format(error=f"{type(exc).__name__}: {first[:160]}")
         return objects.read_objects(dataset, note)
     objects.mark_library_stages(stages)
     return stages

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..i18n import gettext as _
+from ..i18n import N_
 from .stage import Stage
 from .kinds import iterator_kind
 from .registry import ANALYSIS, Rule, in_report_order
@@ -42,12 +44,13 @@ def require_timeline(profile: Any, where: str):
     from ..timeline import Timeline
 
     if not isinstance(profile, Timeline):
-        raise TypeError(
-            f"{where}: profile must be a tutor.timeline.Timeline, got {type(profile).__name__}; make one with "
-            "tl = tutor.profile(ds, steps=20) (or tutor.timeline.record / simulate) and pass profile=tl.")
+        raise TypeError(_(
+            "{where}: profile must be a tutor.timeline.Timeline, got {type}; make one with "
+            "tl = tutor.profile(ds, steps=20) (or tutor.timeline.record / simulate) and pass profile=tl."
+        ).format(where=where, type=type(profile).__name__))
     if profile.n_steps == 0:
-        raise ValueError(f"{where}: the profile has no consumer steps, so it says nothing about waiting; "
-                         "profile again with steps >= 2.")
+        raise ValueError(_("{where}: the profile has no consumer steps, so it says nothing about waiting; "
+                           "profile again with steps >= 2.").format(where=where))
     return profile
 
 
@@ -88,21 +91,21 @@ def _numbers(tl) -> tuple[str, float, dict]:
 
 def _advice(stage: Stage | None) -> str:
     if stage is None:
-        return ("Give the slow stage more parallelism (num_parallel_calls=tf.data.AUTOTUNE), move per-element work "
-                "after batch, or cache what does not change between epochs.")
+        return _("Give the slow stage more parallelism (num_parallel_calls=tf.data.AUTOTUNE), move per-element work "
+                 "after batch, or cache what does not change between epochs.")
     name = stage.fn_name or "fn"
     if stage.kind == "map" and "num_parallel_calls" not in stage.params:
-        return f"Raise its parallelism: ds.map({name}, num_parallel_calls=tf.data.AUTOTUNE)."
+        return _("Raise its parallelism: ds.map({name}, num_parallel_calls=tf.data.AUTOTUNE).").format(name=name)
     if stage.kind in ("map", "map_and_batch"):
-        return ("It already runs in parallel, so give it less work: move element-wise work after batch (one call "
-                "per batch), cache the part that is the same every epoch before it, or add CPU (more cores, or "
-                "the tf.data service).")
+        return _("It already runs in parallel, so give it less work: move element-wise work after batch (one call "
+                 "per batch), cache the part that is the same every epoch before it, or add CPU (more cores, or "
+                 "the tf.data service).")
     if stage.kind == "source" and stage.fn_name == "generator":
-        return ("The Python generator is the limit: generate indices and load with "
-                "ds.map(load, num_parallel_calls=tf.data.AUTOTUNE), or use a native source.")
+        return _("The Python generator is the limit: generate indices and load with "
+                 "ds.map(load, num_parallel_calls=tf.data.AUTOTUNE), or use a native source.")
     if stage.kind in ("interleave", "flat_map"):
-        return "Read more files at once: interleave(..., num_parallel_calls=tf.data.AUTOTUNE)."
-    return "Make that stage cheaper or parallel, or cache its output if it is the same every epoch."
+        return _("Read more files at once: interleave(..., num_parallel_calls=tf.data.AUTOTUNE).")
+    return _("Make that stage cheaper or parallel, or cache its output if it is the same every epoch.")
 
 
 def measured_findings(stages: list[Stage], tl, static: list[Finding]) -> list[Finding]:
@@ -114,38 +117,49 @@ def measured_findings(stages: list[Stage], tl, static: list[Finding]) -> list[Fi
     top = max(own, key=own.get) if own else None
     end = stages[-1]
     if bottleneck == CONSUMER:
-        busiest = (f" Of the pipeline's own time, {top} holds the most ({own[top] / total_own:.0%}), but making "
-                   "it faster would not shorten this run." if top and total_own > 0 else "")
+        message = _("In the measured run the consumer waited {wait:.0%} of the time (after its first step): the "
+                    "input pipeline keeps up, so it is not your bottleneck.").format(wait=wait)
+        if top and total_own > 0:
+            # Translators: {stage} is the name of a measured stage, e.g. "ParallelMapV2" or "decode".
+            message += " " + _("Of the pipeline's own time, {stage} holds the most ({share:.0%}), but making it "
+                               "faster would not shorten this run.").format(stage=top, share=own[top] / total_own)
         return [Finding(
-            "input-keeps-up", end,
-            f"In the measured run the consumer waited {wait:.0%} of the time (after its first step): the input "
-            f"pipeline keeps up, so it is not your bottleneck.{busiest}",
-            "Speed up the training step instead (the model, the batch size, the device). The doctor's other speed "
-            "findings are notes for this run: they matter once the consumer gets faster than the input.",
+            "input-keeps-up", end, message,
+            _("Speed up the training step instead (the model, the batch size, the device). The doctor's other speed "
+              "findings are notes for this run: they matter once the consumer gets faster than the input."),
             kind="note", measured=True)]
     stage = match_stage(bottleneck, stages, tl)
     share = own.get(bottleneck, 0.0) / total_own if total_own > 0 else 0.0
-    where = f" ({stage.where})" if stage is not None else ""
+    if stage is not None:
+        # Translators: {bottleneck} is the measured stage's name (e.g. "ParallelMapV2"), {stage} the doctor's
+        # reading of it (e.g. "stage 2: map(decode)").
+        message = _("In the measured run {bottleneck} ({stage}) holds {share:.0%} of the pipeline's own time and "
+                    "the consumer waits {wait:.0%} of the time (after its first step): the input is the bottleneck, "
+                    "and that stage is where the time goes.")
+    else:
+        message = _("In the measured run {bottleneck} holds {share:.0%} of the pipeline's own time and the consumer "
+                    "waits {wait:.0%} of the time (after its first step): the input is the bottleneck, and that "
+                    "stage is where the time goes.")
+    message = message.format(bottleneck=bottleneck, stage=stage.where if stage is not None else "", share=share,
+                             wait=wait)
+    fix = _advice(stage)
     related = [f for f in static if stage is not None and f.stage is stage]
-    also = f" See also the finding [{related[0].rule}] for that stage." if related else ""
-    return [Finding(
-        "input-bound", stage if stage is not None else end,
-        f"In the measured run {bottleneck}{where} holds {share:.0%} of the pipeline's own time and the consumer "
-        f"waits {wait:.0%} of the time (after its first step): the input is the bottleneck, and that stage is "
-        "where the time goes.",
-        _advice(stage) + also, kind="slow", measured=True)]
+    if related:
+        fix += " " + _("See also the finding [{rule}] for that stage.").format(rule=related[0].rule)
+    return [Finding("input-bound", stage if stage is not None else end, message, fix, kind="slow", measured=True)]
 
 
 #: rule id -> :class:`Rule` of the measured findings (they can be passed to ``ignore`` too).
 MEASURED_RULES: dict[str, Rule] = in_report_order([
-    Rule("input-bound", "slow", summary="With a profile: the consumer waits for its input, and the bottleneck is a "
-         "pipeline stage (named, with its share of the time and the fix that fits it).",
-         why="Only the bottleneck's speed decides how fast the training gets its data.",
-         fix="Make that stage parallel or cheaper, or cache what is the same every epoch.",
+    Rule("input-bound", "slow", summary=N_("With a profile: the consumer waits for its input, and the bottleneck "
+                                           "is a pipeline stage (named, with its share of the time and the fix that "
+                                           "fits it)."),
+         why=N_("Only the bottleneck's speed decides how fast the training gets its data."),
+         fix=N_("Make that stage parallel or cheaper, or cache what is the same every epoch."),
          doc=ANALYSIS, quote="If the calls return slowly, tf.data is unable to keep up with the consumer's requests.",
          check=measured_findings, measured=True),
-    Rule("input-keeps-up", "note", summary="With a profile: the consumer rarely waits, so the input is not the "
-         "bottleneck; the static speed findings then count as notes.",
-         why="A faster pipeline would not shorten this run.", fix="Speed up the training step instead.",
+    Rule("input-keeps-up", "note", summary=N_("With a profile: the consumer rarely waits, so the input is not the "
+                                              "bottleneck; the static speed findings then count as notes."),
+         why=N_("A faster pipeline would not shorten this run."), fix=N_("Speed up the training step instead."),
          doc=ANALYSIS, quote="The input pipeline is not your bottleneck", check=measured_findings, measured=True),
 ])

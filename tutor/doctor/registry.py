@@ -2,14 +2,17 @@
 
 The declaration holds everything about the rule: its id, its kind, one
 sentence of what it finds, why that matters, the fix, and the TensorFlow
-documentation page and sentence it rests on. The rule list
+documentation page and sentence it rests on. ``summary``, ``why`` and
+``fix`` are marked with ``N_()`` and translated where they are shown
+(``_(rule.summary)``); ids, kinds, pages and TensorFlow's quoted sentence stay
+English, and a check's ``Found`` text is marked with ``_()`` where it is made. The rule list
 (``tutor.doctor.RULES``), the documentation table (``DOCS``), the report's
 grouping and the course website's rules page are all built from it::
 
-    @rule("random-map-before-cache", kind="wrong", on="cache", summary="...", why="...", fix="...",
+    @rule("random-map-before-cache", kind="wrong", on="cache", summary=N_("..."), why=N_("..."), fix=N_("..."),
           doc=API + "#cache", quote="...", example="...", fixed="...")
     def random_map_before_cache(stage):
-        ...  # return Found(message, fix), or None when the stage is fine
+        ...  # return Found(_("...").format(...), _("...")), or None when the stage is fine
 
 The framework owns the loop and the id, as a lint framework does: ``on``
 names the stage kinds the rule looks at (``on=EVERY_STAGE`` for all of them;
@@ -29,14 +32,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
+from ..i18n import N_
+
 API = "https://www.tensorflow.org/api_docs/python/tf/data/Dataset"
 GUIDE = "https://www.tensorflow.org/guide/data"
 PERF = "https://www.tensorflow.org/guide/data_performance"
 ANALYSIS = "https://www.tensorflow.org/guide/data_performance_analysis"
 EXPERIMENTAL = "https://www.tensorflow.org/api_docs/python/tf/data/experimental/"
 
-#: The kinds of finding, most serious first, with the heading the report gives each group.
-KINDS = {"wrong": "Wrong results", "slow": "Slow", "note": "Notes"}
+#: The kinds of finding, most serious first, with the heading the report gives each group (shown through ``_()``).
+KINDS = {"wrong": N_("Wrong results"), "slow": N_("Slow"), "note": N_("Notes")}
 #: ``on=`` for a rule that judges every stage, and for one that judges the pipeline as a whole.
 EVERY_STAGE, PIPELINE = "*", "pipeline"
 

@@ -5,11 +5,13 @@ import textwrap
 from dataclasses import dataclass
 
 from .. import render
+from ..i18n import N_, ngettext
+from ..i18n import gettext as _
 from .registry import KINDS
 
 _COLOURS = {"wrong": render.ORANGE, "slow": render.BLUE, "note": render.GREY}
 _CATEGORY = {"wrong": "correctness", "slow": "performance", "note": "note"}
-NO_PROBLEMS = "No problems found."
+NO_PROBLEMS = N_("No problems found.")
 
 
 @dataclass
@@ -58,16 +60,24 @@ class Finding:
         return "measured" if self.measured else _CATEGORY.get(self.kind, self.kind)
 
     def __str__(self) -> str:
-        wrap = lambda text, head: textwrap.fill(text, 92, initial_indent=head, subsequent_indent="    ")  # noqa: E731
-        what = "Note" if self.kind == "note" else "Problem"
-        lines = [f"[{self.rule}] {self.where}", wrap(self.message, f"  {what}: "),
-                 wrap(self.fix, "  Fix: " if self.kind != "note" else "  Tip: ")]
-        if self.doc:
-            lines.append(wrap(f'"{self.quote}" ({self.doc})', "  TF docs: "))
+        wrap = lambda text, head: textwrap.fill(text, 92, initial_indent=f"  {head} ", subsequent_indent="    ")  # noqa: E731
+        what, how = _labels(self.kind)
+        lines = [f"[{self.rule}] {self.where}", wrap(self.message, what), wrap(self.fix, how)]
+        if self.doc:  # TensorFlow's sentence is quoted as it is, in English
+            lines.append(wrap(f'"{self.quote}" ({self.doc})', _("TF docs:")))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"Finding({self.rule!r}, {self.where!r}, kind={self.kind!r})"
+
+
+def _labels(kind: str) -> tuple[str, str]:
+    """The labels before a finding's message and its fix: ("Problem:", "Fix:"), or ("Note:", "Tip:") for a note."""
+    if kind == "note":
+        # Translators: the labels before a note of the pipeline doctor and before what to keep in mind.
+        return _("Note:"), _("Tip:")
+    # Translators: the labels before a problem the pipeline doctor found and before its fix.
+    return _("Problem:"), _("Fix:")
 
 
 def _group(findings) -> list:
@@ -118,19 +128,30 @@ class Report(list):
         return [f"  {s.number}. {s.label}" for s in self.stages]
 
     def _headline(self) -> str:
+        notes = len(self.notes)
         if not self:
-            return NO_PROBLEMS + (f" ({len(self.notes)} note{'s' if len(self.notes) != 1 else ''} below.)"
-                                  if self.notes else "")
-        counts = [f"{KINDS[k].lower()}: {len(v)}" for k, v in self.kinds.items() if v and k != "note"]
-        return f"{len(self)} problem{'s' if len(self) != 1 else ''} ({', '.join(counts)})" + (
-            f", and {len(self.notes)} note{'s' if len(self.notes) != 1 else ''}." if self.notes else ".")
+            if not notes:
+                return _(NO_PROBLEMS)
+            return ngettext("No problems found. ({n} note below.)", "No problems found. ({n} notes below.)",
+                            notes).format(n=notes)
+        # Translators: one count of the doctor's headline, e.g. "wrong results: 2" (the kind is lower case).
+        counts = ", ".join(_("{kind}: {n}").format(kind=_(KINDS[k]).lower(), n=len(v))
+                           for k, v in self.kinds.items() if v and k != "note")
+        if notes:
+            # Translators: {notes} is "1 note" or "3 notes"; {counts} e.g. "wrong results: 2, slow: 1".
+            return ngettext("{n} problem ({counts}), and {notes}.", "{n} problems ({counts}), and {notes}.",
+                            len(self)).format(n=len(self), counts=counts,
+                                              notes=ngettext("{n} note", "{n} notes", notes).format(n=notes))
+        return ngettext("{n} problem ({counts}).", "{n} problems ({counts}).", len(self)).format(n=len(self),
+                                                                                                counts=counts)
 
     def __str__(self) -> str:
-        head = f"Pipeline doctor: {len(self.stages)} stages read."
+        head = _("Pipeline doctor: {n} stages read.").format(n=len(self.stages))
         lines = [head, *self._pipeline_lines(), *([self.note] if self.note else []), "", self._headline()]
         for kind, found in self.kinds.items():
             if found:
-                lines.append(f"\n{KINDS[kind]}:")
+                # Translators: the heading of a group of findings, e.g. "Wrong results:".
+                lines.append("\n" + _("{heading}:").format(heading=_(KINDS[kind])))
                 lines.extend(str(f) for f in found)
         return "\n".join(lines)
 
@@ -140,7 +161,8 @@ class Report(list):
         stages = "".join(f"<li>{render.code(s.label)}</li>" for s in self.stages)
         parts = [
             "<div style='font-family:sans-serif;line-height:1.4'>",
-            f"<b>Pipeline doctor</b>: {len(self.stages)} stages read.",
+            # Translators: keep the <b> tags around the doctor's name.
+            _("<b>Pipeline doctor</b>: {n} stages read.").format(n=len(self.stages)),
             f"<ol style='margin:2px 0 6px 0'>{stages}</ol>",
         ]
         if self.note:
@@ -149,14 +171,16 @@ class Report(list):
                      f"<p><b>{render.escape(self._headline())}</b></p>")
         for kind, found in self.kinds.items():
             if found:
-                parts.append(f"<p style='margin:6px 0 2px 0'><b>{render.escape(KINDS[kind])}</b></p>")
+                parts.append(f"<p style='margin:6px 0 2px 0'><b>{render.escape(_(KINDS[kind]))}</b></p>")
             for f in found:
-                label = "Note" if f.kind == "note" else "Problem"
-                body = (f"<small>[{render.escape(f.rule)}, {render.escape(KINDS.get(f.kind, f.kind).lower())}]"
-                        f"</small><br><b>{label}:</b> {render.escape(f.message)}<br>"
-                        f"<b>{'Tip' if f.kind == 'note' else 'Fix'}:</b> {render.escape(f.fix)}")
+                what, how = _labels(f.kind)
+                kind_name = _(KINDS[f.kind]).lower() if f.kind in KINDS else f.kind
+                body = (f"<small>[{render.escape(f.rule)}, {render.escape(kind_name)}]"
+                        f"</small><br><b>{render.escape(what)}</b> {render.escape(f.message)}<br>"
+                        f"<b>{render.escape(how)}</b> {render.escape(f.fix)}")
                 if f.doc:
-                    body += (f"<br><small>TF docs: &ldquo;{render.escape(f.quote)}&rdquo; "
+                    docs = render.escape(_("TF docs:"))
+                    body += (f"<br><small>{docs} &ldquo;{render.escape(f.quote)}&rdquo; "
                              f"<a href='{render.escape(f.doc)}' target='_blank'>{render.escape(f.doc)}</a></small>")
                 parts.append(render.box(f.where, body_html=body, colour=_COLOURS.get(f.kind, render.GREY)))
         parts.append("</div>")

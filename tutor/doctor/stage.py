@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..i18n import gettext as _
 from .labels import label
 
 
@@ -53,8 +54,10 @@ class Stage:
 
     @property
     def where(self) -> str:
-        """``'stage 3: shuffle(buffer_size=10)'``."""
-        return f"stage {self.number}: {self.label}"
+        """``'stage 3: shuffle(buffer_size=10)'`` (in the language tutor speaks)."""
+        # Translators: a stage of a pipeline, e.g. "stage 3: shuffle(buffer_size=10)"; it ends many of the doctor's
+        # sentences ("It comes after stage 2: batch(batch_size=10), ...").
+        return _("stage {number}: {label}").format(number=self.number, label=self.label)
 
     @property
     def input_cardinality(self) -> int | None:

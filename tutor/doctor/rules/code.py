@@ -14,6 +14,8 @@ import dis
 import types
 from typing import Any
 
+from ...i18n import N_
+from ...i18n import gettext as _
 from ..functions import PY_FUNCTION_OPS
 from ..objects import library_of, python_functions
 from ..registry import API, EVERY_STAGE, EXPERIMENTAL, GUIDE, PIPELINE, Found, rule
@@ -125,11 +127,11 @@ def _resolve(ins, f, cells: dict) -> Any:
 
 
 @rule("python-random-in-map", kind="wrong", on=EVERY_STAGE, skip_library=True,
-      summary="Python's random or np.random called in a map function's traced code (not inside the function it "
-              "hands to numpy_function or py_function).",
-      why="tf.data traces the function once: the Python call ran once, so every element gets the same 'random' "
-          "value in every epoch.",
-      fix="Draw random numbers with TensorFlow ops: tf.random.uniform, the tf.image.random_* ops, tf.random.Generator.",
+      summary=N_("Python's random or np.random called in a map function's traced code (not inside the function it "
+                 "hands to numpy_function or py_function)."),
+      why=N_("tf.data traces the function once: the Python call ran once, so every element gets the same 'random' "
+             "value in every epoch."),
+      fix=N_("Draw random numbers with TensorFlow ops: tf.random.uniform, the tf.image.random_* ops, tf.random.Generator."),
       doc=f"{API}#map", quote="tf.data traces the function and executes it as a graph.",
       example='tf.data.Dataset.range(100).map(lambda x: tf.cast(x, tf.float32) * np.random.uniform())',
       fixed='tf.data.Dataset.range(100).map(lambda x: tf.cast(x, tf.float32) * tf.random.uniform([]))')
@@ -140,17 +142,18 @@ def python_random_in_map(s: Stage) -> Found | None:
     if not uses:
         return None
     return Found(
-        f"Its Python function calls {', '.join(uses)}. tf.data traces the function once into a graph, so that Python "
-        "call ran once, at trace time: its result is a constant, and every element gets the same 'random' value in "
-        "every epoch.",
-        "Draw random numbers with TensorFlow ops inside the function: tf.random.uniform(...), the tf.image.random_* "
-        "ops, or tf.random.Generator / stateless ops with a seed per element.")
+        # Translators: {calls} lists Python calls, e.g. "np.random.uniform, random.random".
+        _("Its Python function calls {calls}. tf.data traces the function once into a graph, so that Python call ran "
+          "once, at trace time: its result is a constant, and every element gets the same 'random' value in every "
+          "epoch.").format(calls=", ".join(uses)),
+        _("Draw random numbers with TensorFlow ops inside the function: tf.random.uniform(...), the tf.image.random_* "
+          "ops, or tf.random.Generator / stateless ops with a seed per element."))
 
 
 @rule("python-before-service", kind="wrong", on="distribute",
-      summary="py_function, numpy_function or from_generator in the pipeline sent to the tf.data service.",
-      why="The service's workers run a serialized graph: Python functions are not part of it.",
-      fix="Write that step with TensorFlow ops, or run it after distribute() on the trainer.",
+      summary=N_("py_function, numpy_function or from_generator in the pipeline sent to the tf.data service."),
+      why=N_("The service's workers run a serialized graph: Python functions are not part of it."),
+      fix=N_("Write that step with TensorFlow ops, or run it after distribute() on the trainer."),
       doc=f"{API}#from_generator", quote="using from_generator will preclude the use of tf.data service for "
       "scaling out dataset processing.")
 def python_before_service(s: Stage) -> Found | None:
@@ -158,38 +161,39 @@ def python_before_service(s: Stage) -> Found | None:
     if py is None:
         return None
     return Found(
-        f"The pipeline it sends to the tf.data service runs Python at {py.where}. The service's workers run a "
-        "serialized graph, and Python functions (py_function, numpy_function, from_generator) are not part of it: "
-        "workers in another process cannot run them.",
-        "Write that step with TensorFlow ops before distributing, or run it after distribute() on the trainer; "
-        "replace from_generator with a native source (files, from_tensor_slices of indices).")
+        _("The pipeline it sends to the tf.data service runs Python at {stage}. The service's workers run a "
+          "serialized graph, and Python functions (py_function, numpy_function, from_generator) are not part of it: "
+          "workers in another process cannot run them.").format(stage=py.where),
+        _("Write that step with TensorFlow ops before distributing, or run it after distribute() on the trainer; "
+          "replace from_generator with a native source (files, from_tensor_slices of indices)."))
 
 
 @rule("large-in-memory-source", kind="note", on=PIPELINE,
-      summary="512 MB or more of arrays embedded by from_tensor_slices or from_tensors.",
-      why="Serializing the dataset (the tf.data service, some distribution strategies) puts those bytes into one "
-          "GraphDef, limited to 2 GB, and memory holds extra copies.",
-      fix="Write the arrays to TFRecord files (or Dataset.save) and read those.",
+      summary=N_("512 MB or more of arrays embedded by from_tensor_slices or from_tensors."),
+      why=N_("Serializing the dataset (the tf.data service, some distribution strategies) puts those bytes into one "
+             "GraphDef, limited to 2 GB, and memory holds extra copies."),
+      fix=N_("Write the arrays to TFRecord files (or Dataset.save) and read those."),
       doc=f"{GUIDE}#consuming_numpy_arrays", quote="can run into the 2GB limit for the tf.GraphDef protocol buffer.")
 def large_in_memory_source(stages: list[Stage]) -> Found | None:
     total = sum(s.data_bytes for s in stages)
     if total < LARGE_SOURCE_BYTES:
         return None
     return Found(
-        f"The pipeline embeds {total / 2**20:.0f} MB of in-memory arrays as constants. Whenever the dataset is "
-        "serialized (the tf.data service, some distribution strategies, saving it inside a model graph) those "
-        "bytes go into one GraphDef, which cannot exceed 2 GB, and memory holds extra copies.",
-        "Write the arrays to TFRecord files (or Dataset.save) and read those; or keep the arrays outside the "
-        "graph and slice indices: tf.data.Dataset.range(n).map(lambda i: tf.gather(x, i)) with x a tf.Variable.",
+        _("The pipeline embeds {megabytes:.0f} MB of in-memory arrays as constants. Whenever the dataset is "
+          "serialized (the tf.data service, some distribution strategies, saving it inside a model graph) those "
+          "bytes go into one GraphDef, which cannot exceed 2 GB, and memory holds extra copies.").format(
+            megabytes=total / 2**20),
+        _("Write the arrays to TFRecord files (or Dataset.save) and read those; or keep the arrays outside the "
+          "graph and slice indices: tf.data.Dataset.range(n).map(lambda i: tf.gather(x, i)) with x a tf.Variable."),
         stage=max(stages, key=lambda s: s.data_bytes))
 
 
 @rule("deprecated-experimental", kind="note", on=EVERY_STAGE, skip_library=True,
-      summary="tf.data.experimental calls that build their own ops and have core replacements (parallel_interleave, "
-              "map_and_batch, shuffle_and_repeat), in the user's own code (never in a library utility's stages).",
-      why="They still work, but they are deprecated: the core Dataset methods do the same, and TensorFlow fuses "
-          "or parallelizes them on its own.",
-      fix="Use the core method the deprecation note names.",
+      summary=N_("tf.data.experimental calls that build their own ops and have core replacements (parallel_interleave, "
+                 "map_and_batch, shuffle_and_repeat), in the user's own code (never in a library utility's stages)."),
+      why=N_("They still work, but they are deprecated: the core Dataset methods do the same, and TensorFlow fuses "
+             "or parallelizes them on its own."),
+      fix=N_("Use the core method the deprecation note names."),
       doc=EXPERIMENTAL + "map_and_batch", quote="Static tf.data optimizations will take care of using the fused "
       "implementation.",
       example='tf.data.Dataset.range(100).apply(tf.data.experimental.map_and_batch(lambda x: x + 1, 10))',
@@ -199,6 +203,6 @@ def deprecated_experimental(s: Stage) -> Found | None:
         return None
     call, replacement, page, note = DEPRECATED_OPS[s.op]
     return Found(
-        f"It was built with {call}, which is deprecated: the core Dataset methods do the same, and TensorFlow fuses "
-        "or parallelizes them on its own.",
-        f"Use {replacement}.", doc=page, quote=note)
+        _("It was built with {call}, which is deprecated: the core Dataset methods do the same, and TensorFlow fuses "
+          "or parallelizes them on its own.").format(call=call),
+        _("Use {replacement}.").format(replacement=replacement), doc=page, quote=note)

@@ -1,6 +1,8 @@
 """Rules about order: shuffling, repeating, caching and splitting in the wrong place."""
 from __future__ import annotations
 
+from ...i18n import N_
+from ...i18n import gettext as _
 from ..registry import API, GUIDE, PERF, PIPELINE, Found, rule
 from ..sizes import elements_per_pass
 from ..stage import Stage
@@ -13,6 +15,16 @@ TINY_BUFFER = 1000
 #: Numbers people pass as seeds: ``shuffle(42)`` is a buffer of 42, not a seed.
 COMMON_SEEDS = frozenset({0, 1, 7, 13, 21, 42, 123, 1234, 1337, 2020, 2021, 2022, 2023, 2024, 2025, 12345})
 _SHUFFLES = ("shuffle", "shuffle_and_repeat")
+#: small-shuffle-buffer's first sentence, by (behind a repeat, size counted from the files).
+_BUFFER_HOLDS = {
+    (False, False): N_("The buffer holds {buffer} of the {size} elements that reach it ({percent:.1f}%)."),
+    (True, False): N_("The buffer holds {buffer} of the {size} elements that reach it per pass (behind the repeat) "
+                      "({percent:.1f}%)."),
+    (False, True): N_("The buffer holds {buffer} of the {size} elements that reach it (the doctor counted the "
+                      "records of its files) ({percent:.1f}%)."),
+    (True, True): N_("The buffer holds {buffer} of the {size} elements that reach it per pass (behind the repeat) "
+                     "(the doctor counted the records of its files) ({percent:.1f}%)."),
+}
 
 
 def _between(lower: Stage, upper: Stage) -> list[Stage]:
@@ -49,10 +61,10 @@ def _consumes_batch(m: Stage, batch: Stage) -> bool:
 
 
 @rule("shuffle-after-batch", kind="wrong", on="shuffle", skip_library=True,
-      summary="A shuffle fed by batches (the same examples always share a batch), or by batches a cache froze.",
-      why="Shuffling batches only changes the order of the batches: the model sees the same groups of examples "
-          "every epoch.",
-      fix="Shuffle the examples before batch(), and cache before the shuffle: ds.cache().shuffle(n).batch(b).",
+      summary=N_("A shuffle fed by batches (the same examples always share a batch), or by batches a cache froze."),
+      why=N_("Shuffling batches only changes the order of the batches: the model sees the same groups of examples "
+             "every epoch."),
+      fix=N_("Shuffle the examples before batch(), and cache before the shuffle: ds.cache().shuffle(n).batch(b)."),
       doc=f"{API}#shuffle", quote="For perfect shuffling, a buffer size greater than or equal to the full size of "
       "the dataset is required.",
       example='tf.data.Dataset.range(100).batch(10).shuffle(10)',
@@ -67,22 +79,24 @@ def shuffle_after_batch(s: Stage) -> Found | None:
         return None  # examples were shuffled before batching, and nothing froze that
     if cache is not None:
         return Found(
-            f"The examples were shuffled at {earlier.where} and then batched, but {cache.where} stores the first "
-            "epoch's batches and replays them: every epoch sees the same batches, only in a new order.",
-            "Cache before the shuffle and batch (ds.cache().shuffle(n).batch(b)); with a Keras utility that batches "
-            "for you, pass batch_size=None, or unbatch() before cache() and batch again after the shuffle.")
+            _("The examples were shuffled at {shuffle} and then batched, but {cache} stores the first epoch's "
+              "batches and replays them: every epoch sees the same batches, only in a new order.").format(
+                shuffle=earlier.where, cache=cache.where),
+            _("Cache before the shuffle and batch (ds.cache().shuffle(n).batch(b)); with a Keras utility that batches "
+              "for you, pass batch_size=None, or unbatch() before cache() and batch again after the shuffle."))
     return Found(
-        f"It comes after {batch.where}, so it shuffles whole batches: the same examples always share a batch, and "
-        "only the order of the batches changes.",
-        f"Shuffle the examples before batching: ds.shuffle(...).batch({batch.params.get('batch_size', '...')}).")
+        _("It comes after {batch}, so it shuffles whole batches: the same examples always share a batch, and only "
+          "the order of the batches changes.").format(batch=batch.where),
+        _("Shuffle the examples before batching: ds.shuffle(...).batch({batch_size}).").format(
+            batch_size=batch.params.get('batch_size', '...')))
 
 
 @rule("small-shuffle-buffer", kind="wrong", on="shuffle", skip_library=True,
-      summary="A shuffle buffer under 10% of the elements that reach it (read from the cardinality or by counting "
-              "the lines or records of local files), or under 1,000 when the size cannot be read.",
-      why="An element can only move as far as the buffer reaches: the output stays close to the input order, and "
-          "the first batches all come from the start of the data.",
-      fix="Use a buffer as large as the data (or shuffle file names or indices with a full buffer first).",
+      summary=N_("A shuffle buffer under 10% of the elements that reach it (read from the cardinality or by counting "
+                 "the lines or records of local files), or under 1,000 when the size cannot be read."),
+      why=N_("An element can only move as far as the buffer reaches: the output stays close to the input order, and "
+             "the first batches all come from the start of the data."),
+      fix=N_("Use a buffer as large as the data (or shuffle file names or indices with a full buffer first)."),
       doc=f"{API}#shuffle", quote="For perfect shuffling, a buffer size greater than or equal to the full size of "
       "the dataset is required.",
       example='tf.data.Dataset.range(1000).shuffle(10)',
@@ -92,38 +106,40 @@ def small_shuffle_buffer(s: Stage) -> Found | None:
     if not isinstance(buffer, int) or buffer < 0:
         return None
     size, known_from = elements_per_pass(s)
-    seed_like = (f" {buffer} is also a number people use as a seed: shuffle({buffer}) sets the buffer size; a "
-                 f"seed is shuffle(buffer_size, seed={buffer}).") if buffer in COMMON_SEEDS else ""
+    seed_like = (" " + _("{buffer} is also a number people use as a seed: shuffle({buffer}) sets the buffer size; a "
+                         "seed is shuffle(buffer_size, seed={buffer}).").format(buffer=buffer)
+                 if buffer in COMMON_SEEDS else "")
     if size is not None:
         if size == 0 or buffer >= SMALL_BUFFER_FRACTION * size:
             return None
-        behind = " per pass (behind the repeat)" if s.input_cardinality is not None and s.input_cardinality < 0 else ""
-        counted = " (the doctor counted the records of its files)" if known_from == "files" else ""
+        behind = s.input_cardinality is not None and s.input_cardinality < 0
+        holds = _BUFFER_HOLDS[behind, known_from == "files"]
         return Found(
-            f"The buffer holds {buffer} of the {size} elements that reach it{behind}{counted} "
-            f"({100 * buffer / size:.1f}%). An element can come out at most {buffer - 1} places earlier than it "
-            "went in, so the output stays close to the input order: the first batches all come from the start of "
-            f"the data.{seed_like}",
-            f"For a full shuffle use a buffer at least as large as the dataset: ds.shuffle({size}). If the elements "
-            "are too big for that, shuffle something small (file names or indices) with a full buffer before the "
-            "expensive map.")
+            _(holds).format(buffer=buffer, size=size, percent=100 * buffer / size) + " "
+            + _("An element can come out at most {places} places earlier than it went in, so the output stays close "
+                "to the input order: the first batches all come from the start of the data.").format(places=buffer - 1)
+            + seed_like,
+            _("For a full shuffle use a buffer at least as large as the dataset: ds.shuffle({size}). If the elements "
+              "are too big for that, shuffle something small (file names or indices) with a full buffer before the "
+              "expensive map.").format(size=size))
     if buffer < TINY_BUFFER and upstream(s, is_("batch"), stop=is_("unbatch")) is None:
         return Found(
-            f"The doctor cannot read how many elements reach it (TensorFlow does not know, and it could not count "
-            f"them), so it assumed at least {TINY_BUFFER:,}, as in most training sets. Then a buffer of {buffer} "
-            f"only mixes neighbours: an element moves at most {max(buffer - 1, 0)} places earlier.{seed_like}",
-            "If the data is larger than the buffer, use a buffer of thousands of elements (or the dataset's size if "
-            "it fits in memory), and shuffle the file list too: "
-            "files.shuffle(len(files)).interleave(...).shuffle(10_000). If it is smaller, ignore this.")
+            _("The doctor cannot read how many elements reach it (TensorFlow does not know, and it could not count "
+              "them), so it assumed at least {assumed:,}, as in most training sets. Then a buffer of {buffer} only "
+              "mixes neighbours: an element moves at most {places} places earlier.").format(
+                assumed=TINY_BUFFER, buffer=buffer, places=max(buffer - 1, 0)) + seed_like,
+            _("If the data is larger than the buffer, use a buffer of thousands of elements (or the dataset's size if "
+              "it fits in memory), and shuffle the file list too: "
+              "files.shuffle(len(files)).interleave(...).shuffle(10_000). If it is smaller, ignore this."))
     return None
 
 
 @rule("repeat-before-shuffle", kind="wrong", kinds=("note",), on="shuffle",
-      summary="A shuffle fed by repeat(n): epochs mix (wrong); fed by an endless repeat(): a deliberate speed "
-              "trade-off with blurred epoch boundaries (note).",
-      why="With repeat(n) before shuffle, an element can come back before another has appeared once, so an "
-          "epoch is not one pass over the data.",
-      fix="Shuffle first, then repeat: ds.shuffle(...).repeat(n).",
+      summary=N_("A shuffle fed by repeat(n): epochs mix (wrong); fed by an endless repeat(): a deliberate speed "
+                 "trade-off with blurred epoch boundaries (note)."),
+      why=N_("With repeat(n) before shuffle, an element can come back before another has appeared once, so an "
+             "epoch is not one pass over the data."),
+      fix=N_("Shuffle first, then repeat: ds.shuffle(...).repeat(n)."),
       doc=f"{GUIDE}#processing_multiple_epochs", quote="Dataset.shuffle doesn't signal the end of an epoch until "
       "the shuffle buffer is empty.",
       example='tf.data.Dataset.range(100).repeat(3).shuffle(100)',
@@ -134,24 +150,25 @@ def repeat_before_shuffle(s: Stage) -> Found | None:
         return None
     if infinite_repeat(rep):
         return Found(
-            f"It comes after {rep.where}, an endless stream: the buffer never empties, so there are no epoch "
-            "boundaries and an element can come back before another has appeared once. Code that trains by steps "
-            "(TPU input functions, tensorflow/models, fit with steps_per_epoch) does this on purpose: the buffer "
-            "never has to refill at the end of an epoch.",
-            "Nothing to fix if you train by steps. If you need clean epochs, shuffle first: ds.shuffle(...).repeat().",
+            _("It comes after {repeat}, an endless stream: the buffer never empties, so there are no epoch "
+              "boundaries and an element can come back before another has appeared once. Code that trains by steps "
+              "(TPU input functions, tensorflow/models, fit with steps_per_epoch) does this on purpose: the buffer "
+              "never has to refill at the end of an epoch.").format(repeat=rep.where),
+            _("Nothing to fix if you train by steps. If you need clean epochs, shuffle first: "
+              "ds.shuffle(...).repeat()."),
             kind="note")
     return Found(
-        f"It comes after {rep.where}, so the buffer mixes those passes: an element can come back a second time "
-        "before another one has appeared once, and no pass is a clean epoch.",
-        "Shuffle first, then repeat: ds.shuffle(...).repeat(...) keeps the epochs apart and gives a new order in "
-        "every epoch.")
+        _("It comes after {repeat}, so the buffer mixes those passes: an element can come back a second time before "
+          "another one has appeared once, and no pass is a clean epoch.").format(repeat=rep.where),
+        _("Shuffle first, then repeat: ds.shuffle(...).repeat(...) keeps the epochs apart and gives a new order in "
+          "every epoch."))
 
 
 @rule("shuffle-before-cache", kind="wrong", on="cache",
-      summary="A cache stores a reshuffling shuffle's first order (or the batches made from it) and nothing "
-              "shuffles after it.",
-      why="Every later epoch replays the first epoch's order: the shuffle's new order each epoch is lost.",
-      fix="Cache first, then shuffle: ds.cache().shuffle(n).batch(b).",
+      summary=N_("A cache stores a reshuffling shuffle's first order (or the batches made from it) and nothing "
+                 "shuffles after it."),
+      why=N_("Every later epoch replays the first epoch's order: the shuffle's new order each epoch is lost."),
+      fix=N_("Cache first, then shuffle: ds.cache().shuffle(n).batch(b)."),
       doc=f"{API}#cache", quote="If you wish to randomize the iteration order, make sure to call shuffle after "
       "calling cache.",
       example='tf.data.Dataset.range(100).shuffle(100).cache()',
@@ -163,17 +180,20 @@ def shuffle_before_cache(s: Stage) -> Found | None:
     if shuf is None or downstream(s, is_(*_SHUFFLES)) is not None:
         return None  # a shuffle after the cache gives new orders (shuffle-after-batch covers batches)
     batch = upstream(s, is_("batch"), stop=lambda u: u is shuf)
-    what = f"the batches that {batch.where} made from that order" if batch else "that order"
-    return Found(
-        f"It stores the first epoch's output of {shuf.where} and replays it: every later epoch gets {what} again, "
-        "so the shuffle's new order each epoch is lost.",
-        "Cache first, then shuffle (and batch): ds.cache().shuffle(n).batch(b).")
+    if batch:
+        message = _("It stores the first epoch's output of {shuffle} and replays it: every later epoch gets the "
+                    "batches that {batch} made from that order again, so the shuffle's new order each epoch is lost.")
+    else:
+        message = _("It stores the first epoch's output of {shuffle} and replays it: every later epoch gets that "
+                    "order again, so the shuffle's new order each epoch is lost.")
+    return Found(message.format(shuffle=shuf.where, batch=batch.where if batch else ""),
+                 _("Cache first, then shuffle (and batch): ds.cache().shuffle(n).batch(b)."))
 
 
 @rule("random-map-before-cache", kind="wrong", on="cache",
-      summary="A cache fed by a map that draws random numbers (a random augmentation).",
-      why="From the second epoch on the cache replays the first epoch's random results: the augmentation is frozen.",
-      fix="Cache the deterministic work and augment after the cache: ds.map(decode).cache().map(augment).",
+      summary=N_("A cache fed by a map that draws random numbers (a random augmentation)."),
+      why=N_("From the second epoch on the cache replays the first epoch's random results: the augmentation is frozen."),
+      fix=N_("Cache the deterministic work and augment after the cache: ds.map(decode).cache().map(augment)."),
       doc=f"{API}#cache", quote="cache will produce exactly the same elements during each iteration through the "
       "dataset.",
       example='tf.data.Dataset.range(100).map(lambda x: x + tf.random.uniform([], 0, 9, tf.int64)).cache()',
@@ -183,17 +203,17 @@ def random_map_before_cache(s: Stage) -> Found | None:
     if rnd is None:
         return None
     return Found(
-        f"It stores the output of {rnd.where}, which draws random numbers. From the second epoch on, the cache "
-        "replays the first epoch's random results: the augmentation is frozen.",
-        "Cache the deterministic work (decoding, resizing) and apply the random augmentation after cache(): "
-        "ds.map(decode).cache().map(augment).")
+        _("It stores the output of {map}, which draws random numbers. From the second epoch on, the cache replays the "
+          "first epoch's random results: the augmentation is frozen.").format(map=rnd.where),
+        _("Cache the deterministic work (decoding, resizing) and apply the random augmentation after cache(): "
+          "ds.map(decode).cache().map(augment)."))
 
 
 @rule("cache-after-infinite-repeat", kind="wrong", on="cache",
-      summary="A cache whose input never ends (it comes after an endless repeat).",
-      why="The cache never finishes its first pass: memory (or the cache file) grows without limit, and nothing "
-          "is read back from it.",
-      fix="Cache the finite data, then repeat: ds.cache().repeat().",
+      summary=N_("A cache whose input never ends (it comes after an endless repeat)."),
+      why=N_("The cache never finishes its first pass: memory (or the cache file) grows without limit, and nothing "
+             "is read back from it."),
+      fix=N_("Cache the finite data, then repeat: ds.cache().repeat()."),
       doc=f"{PERF}#caching", quote="When you cache a dataset, the transformations before the cache one (like the "
       "file opening and data reading) are executed only during the first epoch.",
       example='tf.data.Dataset.range(100).repeat().cache()',
@@ -202,18 +222,21 @@ def cache_after_infinite_repeat(s: Stage) -> Found | None:
     rep = upstream(s, infinite_repeat, stop=lambda u: finite_take(u) or finite_zip(u))
     if rep is None and s.input_cardinality != -1:
         return None
-    after = f"It comes after {rep.where}, so its" if rep else "Its"
-    return Found(
-        f"{after} input never ends: the cache can never finish its first pass, memory (or the cache file) grows "
-        "without limit, and nothing is ever read back from it.",
-        "Cache the finite data, then repeat: ds.cache().repeat().")
+    if rep:
+        message = _("It comes after {repeat}, so its input never ends: the cache can never finish its first pass, "
+                    "memory (or the cache file) grows without limit, and nothing is ever read back from it.")
+    else:
+        message = _("Its input never ends: the cache can never finish its first pass, memory (or the cache file) "
+                    "grows without limit, and nothing is ever read back from it.")
+    return Found(message.format(repeat=rep.where if rep else ""),
+                 _("Cache the finite data, then repeat: ds.cache().repeat()."))
 
 
 @rule("cache-to-file", kind="note", on=PIPELINE,
-      summary="A cache written to a file, which outlives the run (said once per pipeline).",
-      why="The next run reads the file back instead of running the stages before the cache, even after they "
-          "changed: the cache can go stale silently.",
-      fix="Delete the cache files when the stages before cache() change, or put a version in the file name.",
+      summary=N_("A cache written to a file, which outlives the run (said once per pipeline)."),
+      why=N_("The next run reads the file back instead of running the stages before the cache, even after they "
+             "changed: the cache can go stale silently."),
+      fix=N_("Delete the cache files when the stages before cache() change, or put a version in the file name."),
       doc=f"{API}#cache", quote="Changing the input pipeline before the call to .cache() will have no effect until "
       "the cache file is removed or the filename is changed.",
       example="tf.data.Dataset.range(100).cache('train_cache')",
@@ -222,13 +245,18 @@ def cache_to_file(stages: list[Stage]) -> Found | None:
     files = [s for s in stages if s.kind == "cache" and s.params.get("filename") != ""]
     if not files:
         return None
-    more = f" ({len(files)} file caches in this pipeline)" if len(files) > 1 else ""
+    if len(files) > 1:
+        message = _("A cache written to a file outlives this run: the next run reads the file back instead of "
+                    "running the stages before the cache, even after you change them. The cache goes stale silently "
+                    "({n} file caches in this pipeline).")
+    else:
+        message = _("A cache written to a file outlives this run: the next run reads the file back instead of "
+                    "running the stages before the cache, even after you change them. The cache goes stale silently.")
     return Found(
-        "A cache written to a file outlives this run: the next run reads the file back instead of running the "
-        f"stages before the cache, even after you change them. The cache goes stale silently{more}.",
-        "Delete the cache files (the file name plus its .index and .data suffixes) whenever the stages before "
-        "cache() change, or put a version in the file name; cache() without a file name lives in memory for this "
-        "run only.", stage=files[0])
+        message.format(n=len(files)),
+        _("Delete the cache files (the file name plus its .index and .data suffixes) whenever the stages before "
+          "cache() change, or put a version in the file name; cache() without a file name lives in memory for this "
+          "run only."), stage=files[0])
 
 
 def _step_limit(take: Stage, shuf: Stage) -> bool:
@@ -243,10 +271,10 @@ def _step_limit(take: Stage, shuf: Stage) -> bool:
 
 
 @rule("split-after-reshuffle", kind="wrong", kinds=("note",), on=("take", "skip"),
-      summary="take() or skip() after a shuffle that reshuffles each iteration, with no repeat between (wrong); "
-              "a take() of batches at the end of a pipeline, most often a step limit, is a note.",
-      why="The split picks different elements every epoch: test examples leak into training.",
-      fix="Split first and shuffle only the training part, or pass reshuffle_each_iteration=False.",
+      summary=N_("take() or skip() after a shuffle that reshuffles each iteration, with no repeat between (wrong); "
+                 "a take() of batches at the end of a pipeline, most often a step limit, is a note."),
+      why=N_("The split picks different elements every epoch: test examples leak into training."),
+      fix=N_("Split first and shuffle only the training part, or pass reshuffle_each_iteration=False."),
       doc=f"{API}#shuffle", quote="reshuffle_each_iteration: (Optional.) A boolean, which if true indicates that "
       "the dataset should be pseudorandomly reshuffled each time it is iterated over.",
       example='tf.data.Dataset.range(100).shuffle(100).take(80)',
@@ -259,16 +287,17 @@ def split_after_reshuffle(s: Stage) -> Found | None:
         return None  # taking steps from an endless stream is a step limit, not a split
     if s.kind == "take" and _step_limit(s, shuf):
         return Found(
-            f"It takes the first {s.params['count']} batches of {shuf.where}, which draws a new order every epoch. "
-            "As a limit on the steps of a training run that is fine. If it splits off a test set, its batches "
-            "change every epoch and overlap what skip() keeps for training.",
-            "For a step limit, nothing to do (or pass steps_per_epoch to fit). For a split, split before the "
-            "shuffle, or shuffle with reshuffle_each_iteration=False (image_dataset_from_directory: split the "
-            "folders, or pass shuffle=False).",
+            _("It takes the first {count} batches of {shuffle}, which draws a new order every epoch. As a limit on "
+              "the steps of a training run that is fine. If it splits off a test set, its batches change every "
+              "epoch and overlap what skip() keeps for training.").format(count=s.params['count'], shuffle=shuf.where),
+            _("For a step limit, nothing to do (or pass steps_per_epoch to fit). For a split, split before the "
+              "shuffle, or shuffle with reshuffle_each_iteration=False (image_dataset_from_directory: split the "
+              "folders, or pass shuffle=False)."),
             kind="note")
     return Found(
-        f"It splits the output of {shuf.where}, which draws a new order every time the dataset is iterated. So "
-        f"{s.kind}() picks different elements in every epoch: a train/test split made this way leaks test examples "
-        "into training.",
-        "Split first and shuffle only the training part: train = ds.skip(n).shuffle(...), test = ds.take(n); or pass "
-        "reshuffle_each_iteration=False to the shuffle before splitting.")
+        # Translators: {split} is the method's name, take or skip.
+        _("It splits the output of {shuffle}, which draws a new order every time the dataset is iterated. So "
+          "{split}() picks different elements in every epoch: a train/test split made this way leaks test examples "
+          "into training.").format(shuffle=shuf.where, split=s.kind),
+        _("Split first and shuffle only the training part: train = ds.skip(n).shuffle(...), test = ds.take(n); or "
+          "pass reshuffle_each_iteration=False to the shuffle before splitting."))

@@ -1,6 +1,8 @@
 """Rules about speed: work that runs one element at a time on one core when it need not."""
 from __future__ import annotations
 
+from ...i18n import N_
+from ...i18n import gettext as _
 from ..functions import PY_FUNCTION_OPS
 from ..labels import reader
 from ..registry import API, EVERY_STAGE, PERF, PIPELINE, Found, rule
@@ -29,12 +31,16 @@ _WORK_PREFIXES = ("Decode", "Resize", "Parse", "Unicode", "Regex", "StaticRegex"
                   "LookupTableFind", "StringToHashBucket", "CropAndResize", "ScaleAndTranslate", "AudioSpectrogram",
                   "Mfcc", "RFFT", "EncodeJpeg", "EncodePng", "ReadFile", "DeserializeSparse")
 _NOT_STATE = frozenset({"Assert", "Print", "PrintV2"})  # TensorFlow's own rewrite ignores these too
-_WHAT = {"Decode": "decodes", "Resize": "resizes", "CropAndResize": "resizes", "ScaleAndTranslate": "resizes",
-         "Parse": "parses", "ReadFile": "reads files", "Unicode": "tokenises", "Regex": "tokenises",
-         "StaticRegex": "tokenises", "StringSplit": "tokenises", "StringNGrams": "tokenises",
-         "LookupTableFind": "looks up tokens", "StringToHashBucket": "hashes tokens", "AudioSpectrogram": "computes spectrograms",
-         "Mfcc": "computes spectrograms", "RFFT": "computes spectrograms", "EncodeJpeg": "encodes",
-         "EncodePng": "encodes", "DeserializeSparse": "parses"}
+# Translators: what a map function does to every element, completing "Its function ... for every element".
+_DECODES, _RESIZES, _PARSES, _TOKENISES = N_("decodes"), N_("resizes"), N_("parses"), N_("tokenises")
+# Translators: what a map function does to every element, completing "Its function ... for every element".
+_SPECTROGRAMS, _ENCODES = N_("computes spectrograms"), N_("encodes")
+_WHAT = {"Decode": _DECODES, "Resize": _RESIZES, "CropAndResize": _RESIZES, "ScaleAndTranslate": _RESIZES,
+         "Parse": _PARSES, "ReadFile": N_("reads files"), "Unicode": _TOKENISES, "Regex": _TOKENISES,
+         "StaticRegex": _TOKENISES, "StringSplit": _TOKENISES, "StringNGrams": _TOKENISES,
+         "LookupTableFind": N_("looks up tokens"), "StringToHashBucket": N_("hashes tokens"),
+         "AudioSpectrogram": _SPECTROGRAMS, "Mfcc": _SPECTROGRAMS, "RFFT": _SPECTROGRAMS, "EncodeJpeg": _ENCODES,
+         "EncodePng": _ENCODES, "DeserializeSparse": _PARSES}
 
 
 def work_ops(s: Stage) -> list[str]:
@@ -58,11 +64,21 @@ def stateful_ops(s: Stage) -> list[str]:
 
 
 def _what(op: str) -> str:
+    """What the op does, in English (translate it where it is shown: ``_(_what(op))``)."""
     if op in PY_FUNCTION_OPS:
-        return "runs Python"
+        return N_("runs Python")
     if "Tokenize" in op:
-        return "tokenises"
-    return next((v for k, v in _WHAT.items() if op.startswith(k)), "does heavy work")
+        return _TOKENISES
+    return next((v for k, v in _WHAT.items() if op.startswith(k)), N_("does heavy work"))
+
+
+def _both(doings: list[str]) -> str:
+    """The translated verb phrases joined: "decodes and resizes and runs Python"."""
+    text = _(doings[0])
+    for doing in doings[1:]:
+        # Translators: two things a map function does, e.g. "decodes and resizes" (the first may be a longer list).
+        text = _("{first} and {second}").format(first=text, second=_(doing))
+    return text
 
 
 def _last(s: Stage) -> Stage:
@@ -95,10 +111,10 @@ def _vectorizable(s: Stage) -> bool:
 
 
 @rule("vectorizable-map-before-batch", kind="slow", on="map", skip_library=True,
-      summary="A map, later batched (no cache between), whose work on the element is only element-wise maths and "
-              "batch-friendly image ops.",
-      why="Each call of a map function has a fixed cost: one call per batch is cheaper than one per element.",
-      fix="Batch first and map the batch: ds.batch(b).map(fn).",
+      summary=N_("A map, later batched (no cache between), whose work on the element is only element-wise maths and "
+                 "batch-friendly image ops."),
+      why=N_("Each call of a map function has a fixed cost: one call per batch is cheaper than one per element."),
+      fix=N_("Batch first and map the batch: ds.batch(b).map(fn)."),
       doc=f"{PERF}#vectorizing_mapping", quote="Vectorize the user-defined function (that is, have it operate over a "
       "batch of inputs at once) and apply the batch transformation before the map transformation.",
       example='tf.data.Dataset.range(100).map(lambda x: x * 2).batch(10)',
@@ -112,18 +128,18 @@ def vectorizable_map_before_batch(s: Stage) -> Found | None:
         return None
     ops = ", ".join(sorted(s.data_ops & VECTORIZABLE_OPS))
     return Found(
-        f"Its function only uses element-wise TensorFlow ops ({ops}) that work just as well on a whole batch, yet "
-        f"it runs once per element before {batch.where}. Each call has a fixed cost, so many small calls are slower "
-        "than one big one.",
-        "Batch first and map the batch: ds.batch(...).map(fn) (check that fn handles the extra batch dimension; "
-        "random values then need one draw per image).")
+        _("Its function only uses element-wise TensorFlow ops ({ops}) that work just as well on a whole batch, yet "
+          "it runs once per element before {batch}. Each call has a fixed cost, so many small calls are slower than "
+          "one big one.").format(ops=ops, batch=batch.where),
+        _("Batch first and map the batch: ds.batch(...).map(fn) (check that fn handles the extra batch dimension; "
+          "random values then need one draw per image)."))
 
 
 @rule("map-not-parallel", kind="slow", on="map", skip_library=True,
-      summary="A map that decodes, resizes, parses, tokenises or runs Python, without num_parallel_calls, that "
-              "TensorFlow will not parallelize on its own (its function is stateful, or the options turn that off).",
-      why="The map runs one element at a time on one core while the others wait.",
-      fix="ds.map(fn, num_parallel_calls=tf.data.AUTOTUNE).",
+      summary=N_("A map that decodes, resizes, parses, tokenises or runs Python, without num_parallel_calls, that "
+                 "TensorFlow will not parallelize on its own (its function is stateful, or the options turn that off)."),
+      why=N_("The map runs one element at a time on one core while the others wait."),
+      fix=N_("ds.map(fn, num_parallel_calls=tf.data.AUTOTUNE)."),
       doc="https://www.tensorflow.org/api_docs/python/tf/data/experimental/OptimizationOptions",
       quote="Whether to parallelize stateless map transformations.",
       example="tf.data.Dataset.from_tensor_slices(['a.jpg']).map(lambda p: tf.image.random_crop("
@@ -140,15 +156,20 @@ def map_not_parallel(s: Stage) -> Found | None:
     if not state and not _map_parallelization_off(s):
         return None  # stateless: TensorFlow's map_parallelization (on by default) runs it in parallel
     kinds = sorted({_what(op) for op in work})
-    because = (f"its function is stateful ({', '.join(state[:4])}), and TensorFlow's automatic map_parallelization "
-               "only rewrites stateless functions" if state else "this pipeline's options turn map_parallelization off")
-    python = set(work) & PY_FUNCTION_OPS
-    extra = (" Parallel calls help Python that waits (file or network reads) because waiting releases the GIL; "
-             "pure-Python computation holds the GIL, so write that part with TensorFlow ops." if python else "")
-    return Found(
-        f"Its function {' and '.join(kinds)} ({', '.join(work[:4])}) for every element, one element at a time on one "
-        f"core: it has no num_parallel_calls, and {because}.",
-        f"Run it in parallel: ds.map({s.fn_name or 'fn'}, num_parallel_calls=tf.data.AUTOTUNE).{extra}")
+    if state:
+        # Translators: {does} is what the function does, e.g. "decodes and resizes"; {ops} and {stateful} list ops.
+        message = _("Its function {does} ({ops}) for every element, one element at a time on one core: it has no "
+                    "num_parallel_calls, and its function is stateful ({stateful}), and TensorFlow's automatic "
+                    "map_parallelization only rewrites stateless functions.")
+    else:
+        # Translators: {does} is what the function does, e.g. "decodes and resizes"; {ops} lists ops.
+        message = _("Its function {does} ({ops}) for every element, one element at a time on one core: it has no "
+                    "num_parallel_calls, and this pipeline's options turn map_parallelization off.")
+    fix = _("Run it in parallel: ds.map({name}, num_parallel_calls=tf.data.AUTOTUNE).").format(name=s.fn_name or "fn")
+    if set(work) & PY_FUNCTION_OPS:
+        fix += " " + _("Parallel calls help Python that waits (file or network reads) because waiting releases the "
+                       "GIL; pure-Python computation holds the GIL, so write that part with TensorFlow ops.")
+    return Found(message.format(does=_both(kinds), ops=", ".join(work[:4]), stateful=", ".join(state[:4])), fix)
 
 
 def _one_file(s: Stage) -> bool:
@@ -168,11 +189,11 @@ def _zipped(s: Stage) -> bool:
 
 
 @rule("sequential-file-reading", kind="slow", on=EVERY_STAGE,
-      summary="Several files read one after another: flat_map(TFRecordDataset), interleave without "
-              "num_parallel_calls, or a reader without num_parallel_reads (one file, or line-aligned files "
-              "zipped together, are left alone).",
-      why="While one file waits for the disk or the network, nothing else is read.",
-      fix="files.interleave(reader, num_parallel_calls=tf.data.AUTOTUNE), or num_parallel_reads=tf.data.AUTOTUNE.",
+      summary=N_("Several files read one after another: flat_map(TFRecordDataset), interleave without "
+                 "num_parallel_calls, or a reader without num_parallel_reads (one file, or line-aligned files "
+                 "zipped together, are left alone)."),
+      why=N_("While one file waits for the disk or the network, nothing else is read."),
+      fix=N_("files.interleave(reader, num_parallel_calls=tf.data.AUTOTUNE), or num_parallel_reads=tf.data.AUTOTUNE."),
       doc="https://www.tensorflow.org/api_docs/python/tf/data/TFRecordDataset",
       quote="If None, files will be read sequentially.",
       example="tf.data.TFRecordDataset(['a.tfrecord', 'b.tfrecord'])",
@@ -184,12 +205,12 @@ def sequential_file_reading(s: Stage) -> Found | None:
     if _one_file(s) or _zipped(s):
         return None  # nothing to read in parallel, or the order of the lines must be kept
     if s.library:
-        fix = f"Read several files at once: tf.data.{name}(filenames, num_parallel_reads=tf.data.AUTOTUNE)."
+        fix = _("Read several files at once: tf.data.{reader}(filenames, num_parallel_reads=tf.data.AUTOTUNE).")
     else:
-        fix = (f"Interleave the files in parallel: files.interleave(tf.data.{name}, cycle_length=..., "
-               "num_parallel_calls=tf.data.AUTOTUNE) (add deterministic=False if the order may vary).")
-    return Found("It reads its files one after another on one thread: while one file waits for the disk (or the "
-                 "network), nothing else is read.", fix)
+        fix = _("Interleave the files in parallel: files.interleave(tf.data.{reader}, cycle_length=..., "
+                "num_parallel_calls=tf.data.AUTOTUNE) (add deterministic=False if the order may vary).")
+    return Found(_("It reads its files one after another on one thread: while one file waits for the disk (or the "
+                   "network), nothing else is read."), fix.format(reader=name))
 
 
 def _cheap_generator(s: Stage) -> bool:
@@ -204,10 +225,10 @@ def _cheap_generator(s: Stage) -> bool:
 
 
 @rule("generator-source", kind="slow", on="source",
-      summary="from_generator that yields the data itself (a generator of scalar indices or file names is fine).",
-      why="A Python generator runs in one thread and holds the GIL, and the pipeline cannot be sent to the "
-          "tf.data service.",
-      fix="A native source, or a generator of indices and ds.map(load, num_parallel_calls=tf.data.AUTOTUNE).",
+      summary=N_("from_generator that yields the data itself (a generator of scalar indices or file names is fine)."),
+      why=N_("A Python generator runs in one thread and holds the GIL, and the pipeline cannot be sent to the "
+             "tf.data service."),
+      fix=N_("A native source, or a generator of indices and ds.map(load, num_parallel_calls=tf.data.AUTOTUNE)."),
       doc=f"{API}#from_generator", quote="using from_generator will preclude the use of tf.data service for "
       "scaling out dataset processing.",
       example='tf.data.Dataset.from_generator(lambda: iter([np.zeros(3)]), output_signature=tf.TensorSpec((3,), tf.float64))',
@@ -216,10 +237,10 @@ def generator_source(s: Stage) -> Found | None:
     if s.fn_name != "generator" or _cheap_generator(s):
         return None
     return Found(
-        "Its elements come from a Python generator, which runs in one thread and holds the GIL: nothing upstream of "
-        "it can run in parallel, and the pipeline cannot be sent to the tf.data service or serialized.",
-        "Use a native source when one fits (from_tensor_slices, TFRecordDataset, ...), or the index trick: a "
-        "generator (or range) of indices, then ds.map(load, num_parallel_calls=tf.data.AUTOTUNE) does the work.")
+        _("Its elements come from a Python generator, which runs in one thread and holds the GIL: nothing upstream "
+          "of it can run in parallel, and the pipeline cannot be sent to the tf.data service or serialized."),
+        _("Use a native source when one fits (from_tensor_slices, TFRecordDataset, ...), or the index trick: a "
+          "generator (or range) of indices, then ds.map(load, num_parallel_calls=tf.data.AUTOTUNE) does the work."))
 
 
 #: Ops that hand over elements made on background threads: nothing to prefetch after them.
@@ -245,10 +266,10 @@ def _asynchronous(s: Stage) -> bool:
 
 
 @rule("no-prefetch-at-end", kind="note", kinds=("slow",), on=PIPELINE,
-      summary="The last stage runs synchronously and is not a prefetch: a note where TensorFlow adds "
-              "prefetch(AUTOTUNE) itself (inject_prefetch, on by default), slow where the options turn that off.",
-      why="Without a prefetch at the end, preparing the next element does not overlap with the training step.",
-      fix="Add .prefetch(tf.data.AUTOTUNE) as the last step (or leave it to TensorFlow's inject_prefetch).",
+      summary=N_("The last stage runs synchronously and is not a prefetch: a note where TensorFlow adds "
+                 "prefetch(AUTOTUNE) itself (inject_prefetch, on by default), slow where the options turn that off."),
+      why=N_("Without a prefetch at the end, preparing the next element does not overlap with the training step."),
+      fix=N_("Add .prefetch(tf.data.AUTOTUNE) as the last step (or leave it to TensorFlow's inject_prefetch)."),
       doc=f"{PERF}#prefetching", quote="Prefetching overlaps the preprocessing and model execution of a "
       "training step.",
       example='tf.data.Dataset.range(100).batch(10)',
@@ -264,14 +285,15 @@ def no_prefetch_at_end(stages: list[Stage]) -> Found | None:
     off = _injection_off(stages)
     if off is None:
         return Found(
-            f"The pipeline ends with {end.where}, which works only when asked. TensorFlow adds "
-            "prefetch(tf.data.AUTOTUNE) after it by itself when the iterator is made (its inject_prefetch "
-            "optimization, on by default), so the next element is prepared during the training step anyway.",
-            "Nothing to do. Writing .prefetch(tf.data.AUTOTUNE) at the end makes that explicit and keeps it on "
-            "TensorFlow versions or options without the injection.",
+            _("The pipeline ends with {stage}, which works only when asked. TensorFlow adds "
+              "prefetch(tf.data.AUTOTUNE) after it by itself when the iterator is made (its inject_prefetch "
+              "optimization, on by default), so the next element is prepared during the training step "
+              "anyway.").format(stage=end.where),
+            _("Nothing to do. Writing .prefetch(tf.data.AUTOTUNE) at the end makes that explicit and keeps it on "
+              "TensorFlow versions or options without the injection."),
             kind="note", stage=last)
     return Found(
-        f"The pipeline ends with {end.where}, which works only when asked, and its options ({off}) stop TensorFlow "
-        "from adding a prefetch itself: preparing the next element does not overlap with the training step that "
-        "uses this one.",
-        "Add .prefetch(tf.data.AUTOTUNE) as the last step.", kind="slow", stage=last)
+        _("The pipeline ends with {stage}, which works only when asked, and its options ({option}) stop TensorFlow "
+          "from adding a prefetch itself: preparing the next element does not overlap with the training step that "
+          "uses this one.").format(stage=end.where, option=off),
+        _("Add .prefetch(tf.data.AUTOTUNE) as the last step."), kind="slow", stage=last)
