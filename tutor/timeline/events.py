@@ -11,6 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..i18n import gettext as _
 from .analysis import INPUT_BOUND_WAIT, WhoHoldsTime
 from .intervals import merge_intervals, overlap_length, union_length
 from .schema import CONSUMER, EVENT_DTYPE, STEP_DTYPE, make_events, make_steps
@@ -84,8 +85,8 @@ class Timeline(WhoHoldsTime):
                              else np.asarray(function_run, dtype=bool))
         for name, array in (("parent", self.parent), ("function_run", self.function_run)):
             if array.shape != (len(self.events),):
-                raise ValueError(f"Timeline: {name} needs one entry per event ({len(self.events)}), "
-                                 f"got shape {array.shape}.")
+                raise ValueError(_("Timeline: {name} needs one entry per event ({events}), got shape {shape}.")
+                                 .format(name=name, events=len(self.events), shape=array.shape))
         self.steps = np.asarray(steps, dtype=STEP_DTYPE)
         self.stages = [str(s) for s in stages]
         self.model = bool(model)
@@ -205,9 +206,9 @@ def physical_limit(producer_time: float, consumer_time: float, parallelism: int 
     5.5
     """
     if parallelism < 1:
-        raise ValueError(f"parallelism must be >= 1, got {parallelism}.")
+        raise ValueError(_("parallelism must be >= 1, got {parallelism}.").format(parallelism=parallelism))
     if producer_time < 0 or consumer_time < 0:
-        raise ValueError("producer_time and consumer_time must be >= 0 seconds.")
+        raise ValueError(_("producer_time and consumer_time must be >= 0 seconds."))
     limit = max(producer_time / parallelism, consumer_time)
     if shared_cpu:
         limit = max(limit, (producer_time + consumer_time) / parallelism)

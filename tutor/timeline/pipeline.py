@@ -28,6 +28,8 @@ from typing import Any, Callable
 
 import tensorflow as tf
 
+from ..i18n import gettext as _
+
 #: Element ids of an interleaved inner dataset: outer id * ID_STRIDE + position.
 ID_STRIDE = 1 << 20
 
@@ -84,8 +86,9 @@ class Pipeline:
     def __init__(self, source: tf.data.Dataset, *, name: str = "source", options: tf.data.Options | None = None):
         if not isinstance(source, tf.data.Dataset):
             raise TypeError(
-                f"Pipeline expects a tf.data.Dataset as its source, got {type(source).__name__}; "
-                "for example Pipeline(tf.data.Dataset.range(20)) or Pipeline.from_generator(gen, output_signature)."
+                _("Pipeline expects a tf.data.Dataset as its source, got {type}; for example "
+                  "Pipeline(tf.data.Dataset.range(20)) or Pipeline.from_generator(gen, output_signature).")
+                .format(type=type(source).__name__)
             )
         self._source = source
         self._generator = None
@@ -106,8 +109,8 @@ class Pipeline:
         [0, 1, 2]
         """
         if not callable(generator):
-            raise TypeError("Pipeline.from_generator expects a callable that returns a new generator, "
-                            f"such as `lambda: iter(range(10))`, got {type(generator).__name__}.")
+            raise TypeError(_("Pipeline.from_generator expects a callable that returns a new generator, "
+                              "such as `lambda: iter(range(10))`, got {type}.").format(type=type(generator).__name__))
         self = cls(tf.data.Dataset.range(0), name=name, options=options)
         self._generator = (generator, output_signature)
         return self
@@ -123,7 +126,7 @@ class Pipeline:
             deterministic: bool | None = None) -> "Pipeline":
         """``Dataset.map``; its work is recorded as stage ``name``."""
         if not callable(fn):
-            raise TypeError(f"Pipeline.map expects a function, got {type(fn).__name__}.")
+            raise TypeError(_("Pipeline.map expects a function, got {type}.").format(type=type(fn).__name__))
         if name is None:  # a free name from the function's own name: decode, decode_2, ...
             base = getattr(fn, "__name__", "map").strip("<>") or "map"
             name, k = base, 2
@@ -140,7 +143,8 @@ class Pipeline:
         was asked for its next element to the moment that element came out.
         """
         if not callable(fn):
-            raise TypeError(f"Pipeline.interleave expects a function returning a tf.data.Dataset, got {type(fn).__name__}.")
+            raise TypeError(_("Pipeline.interleave expects a function returning a tf.data.Dataset, got {type}.")
+                            .format(type=type(fn).__name__))
         return self._add("interleave", fn, self._unique(name), cycle_length, block_length, num_parallel_calls,
                          deterministic)
 
@@ -178,7 +182,8 @@ class Pipeline:
     def _unique(self, name: str) -> str:
         name = str(name)
         if name == "consumer" or name in self.stages or name == self.source_name:
-            raise ValueError(f"Stage name {name!r} is already used in this pipeline; give each stage its own name=.")
+            raise ValueError(_("Stage name {name!r} is already used in this pipeline; give each stage its own name=.")
+                             .format(name=name))
         return name
 
     @property
@@ -244,7 +249,7 @@ class Pipeline:
 
 # ---------------------------------------------------------------- the operations
 def _map(ds, op, instrument):
-    _, fn, name, npc, det = op
+    _unused, fn, name, npc, det = op
     if not instrument:
         return ds.map(fn, num_parallel_calls=npc, deterministic=det)
 
@@ -262,17 +267,18 @@ def _map(ds, op, instrument):
 
 
 def _interleave(ds, op, instrument):
-    _, fn, name, cycle, block, npc, det = op
+    _unused, fn, name, cycle, block, npc, det = op
     if not instrument:
         return ds.interleave(fn, cycle_length=cycle, block_length=block, num_parallel_calls=npc, deterministic=det)
 
     def opened(value, trace):
         inner = call_like_map(fn, value)
         if not isinstance(inner, tf.data.Dataset):
-            raise TypeError(f"The function given to interleave ({name!r}) must return a tf.data.Dataset.")
+            raise TypeError(_("The function given to interleave ({name!r}) must return a tf.data.Dataset.")
+                            .format(name=name))
         # zip asks its inputs in order: first the clock (the moment the element is requested), then the inner
         # dataset, which does the work. A map after zip stamps the moment the element came out.
-        clock = tf.data.Dataset.from_tensors(tf.constant(0, tf.int64)).repeat().map(lambda _: tf.timestamp())
+        clock = tf.data.Dataset.from_tensors(tf.constant(0, tf.int64)).repeat().map(lambda _unused: tf.timestamp())
 
         def stamp(t0, numbered):
             k, v = numbered

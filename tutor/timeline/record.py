@@ -19,6 +19,7 @@ import tensorflow as tf
 
 from .. import reading
 from .._validate import require_positive_int, require_seconds
+from ..i18n import gettext as _
 from .events import Timeline
 from .schema import CONSUMER, make_events, make_steps
 from .pipeline import Pipeline, call_like_map
@@ -32,13 +33,15 @@ def _require_pipeline(pipeline: Any, where: str) -> Pipeline:
         return pipeline
     if isinstance(pipeline, tf.data.Dataset):
         raise TypeError(
-            f"{where} cannot look inside a finished tf.data.Dataset: it cannot tell where one stage ends and the "
-            "next begins. Build the same pipeline with named stages and pass that instead, for example "
-            "tutor.timeline.Pipeline(tf.data.Dataset.range(20)).map(decode, name='decode').batch(4).prefetch(1)."
+            _("{where} cannot look inside a finished tf.data.Dataset: it cannot tell where one stage ends and the "
+              "next begins. Build the same pipeline with named stages and pass that instead, for example "
+              "tutor.timeline.Pipeline(tf.data.Dataset.range(20)).map(decode, name='decode').batch(4).prefetch(1).")
+            .format(where=where)
         )
     raise TypeError(
-        f"{where} expects a tutor.timeline.Pipeline, got {type(pipeline).__name__}; build one with "
-        "tutor.timeline.Pipeline(source_dataset).map(fn, name='work')..."
+        _("{where} expects a tutor.timeline.Pipeline, got {type}; build one with "
+          "tutor.timeline.Pipeline(source_dataset).map(fn, name='work')...")
+        .format(where=where, type=type(pipeline).__name__)
     )
 
 
@@ -81,11 +84,13 @@ def record(pipeline: Pipeline, *, steps: int, step_time: float = 0.0, train_step
     pipeline = _require_pipeline(pipeline, "record")
     steps = require_positive_int(steps, "steps", "record")
     if steps > MAX_STEPS:
-        raise ValueError(f"record: steps must be at most {MAX_STEPS} so that a run stays short, got {steps}.")
+        raise ValueError(_("record: steps must be at most {most} so that a run stays short, got {steps}.")
+                         .format(most=MAX_STEPS, steps=steps))
     if isinstance(step_time, bool) or not isinstance(step_time, (int, float)) or step_time < 0:
-        raise ValueError(f"record: step_time must be seconds >= 0, got {step_time!r}.")
+        raise ValueError(_("record: step_time must be seconds >= 0, got {step_time!r}.").format(step_time=step_time))
     if train_step is not None and not callable(train_step):
-        raise TypeError(f"record: train_step must be a function of one element, got {type(train_step).__name__}.")
+        raise TypeError(_("record: train_step must be a function of one element, got {type}.")
+                        .format(type=type(train_step).__name__))
 
     timeout = require_seconds(reading.PASS_TIMEOUT if timeout is None else timeout, "timeout", "record")
 
@@ -100,7 +105,7 @@ def record(pipeline: Pipeline, *, steps: int, step_time: float = 0.0, train_step
 
     def consume(s: int, element) -> None:
         t_got = time.time()
-        value, _ = element
+        value, _unused = element
         if train_step is not None:
             call_like_map(train_step, value)
         elif step_time:
@@ -114,7 +119,7 @@ def record(pipeline: Pipeline, *, steps: int, step_time: float = 0.0, train_step
                           on_element=consume, limit=steps, around=stamp, idle=True)
     t0 = clock["t0"]
     if not step_rows:
-        raise ValueError("record: the pipeline produced no elements; check its source and take()/filter() stages.")
+        raise ValueError(_("record: the pipeline produced no elements; check its source and take()/filter() stages."))
     traces = [{k: v.numpy() for k, v in tr.items()} for tr in traces]
     events, meta = trace_events(traces, pipeline, t0)
     steps_arr = make_steps(step_rows)

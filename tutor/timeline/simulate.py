@@ -30,6 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._validate import require_positive_int, require_seconds
+from ..i18n import gettext as _
 from .events import Timeline
 from .schema import CONSUMER, make_events, make_steps
 
@@ -37,8 +38,8 @@ from .schema import CONSUMER, make_events, make_steps
 def _parse_stages(stages: Sequence[Any], parallel: int) -> list[tuple[str, float, int]]:
     if isinstance(stages, (str, bytes)) or not isinstance(stages, (list, tuple)) or len(stages) == 0:
         raise TypeError(
-            "simulate expects stages as a non-empty list such as [('read', 0.01), ('decode', 0.02)] "
-            f"(name, seconds per element), got {stages!r}."
+            _("simulate expects stages as a non-empty list such as [('read', 0.01), ('decode', 0.02)] "
+              "(name, seconds per element), got {stages!r}.").format(stages=stages)
         )
     parsed = []
     for k, item in enumerate(stages):
@@ -51,17 +52,19 @@ def _parse_stages(stages: Sequence[Any], parallel: int) -> list[tuple[str, float
             name, cost, par = f"stage{k}", item, None
         else:
             raise TypeError(
-                f"simulate: stage {k} must be seconds, (name, seconds), (name, seconds, parallel) or a dict "
-                f"with 'name', 'cost' and optionally 'parallel'; got {item!r}."
+                _("simulate: stage {k} must be seconds, (name, seconds), (name, seconds, parallel) or a dict "
+                  "with 'name', 'cost' and optionally 'parallel'; got {item!r}.").format(k=k, item=item)
             )
         if not isinstance(cost, (int, float, np.number)) or isinstance(cost, bool) or cost < 0:
-            raise ValueError(f"simulate: the cost of stage {name!r} must be seconds >= 0, got {cost!r}.")
+            raise ValueError(_("simulate: the cost of stage {name!r} must be seconds >= 0, got {cost!r}.")
+                             .format(name=name, cost=cost))
         if par is None:
             par = 1 if k == 0 else parallel
         if isinstance(par, bool) or not isinstance(par, (int, np.integer)) or par < 1:
-            raise ValueError(f"simulate: parallel for stage {name!r} must be a whole number >= 1, got {par!r}.")
+            raise ValueError(_("simulate: parallel for stage {name!r} must be a whole number >= 1, got {par!r}.")
+                             .format(name=name, par=par))
         if k == 0 and par != 1:
-            raise ValueError("simulate: the first stage is the source and runs on one thread; use parallel=1 for it.")
+            raise ValueError(_("simulate: the first stage is the source and runs on one thread; use parallel=1 for it."))
         parsed.append((str(name), float(cost), int(par)))
     return parsed
 
@@ -100,10 +103,11 @@ def simulate(stages: Sequence[Any], *, step_time: float = 0.0, steps: int = 10, 
     0.11
     """
     steps = require_positive_int(steps, "steps", "simulate", maximum=100_000)
-    prefetch = require_positive_int(prefetch, "prefetch (0 = no prefetch)", "simulate", minimum=0)
+    # Translators: simulate's argument named in "{where}: {name} must be ...": keep "prefetch", say what 0 means.
+    prefetch = require_positive_int(prefetch, _("prefetch (0 = no prefetch)"), "simulate", minimum=0)
     step_time = require_seconds(step_time, "step_time", "simulate")
     chain = _parse_stages(stages, parallel)
-    names = [name for name, _, _ in chain]
+    names = [name for name, _cost, _par in chain]
     # (name, cost, capacity, asynchronous); a prefetch is an asynchronous stage with no work.
     spec = [(n, c, p, p > 1) for n, c, p in chain]
     if prefetch:
@@ -122,13 +126,13 @@ def simulate(stages: Sequence[Any], *, step_time: float = 0.0, steps: int = 10, 
     for i in range(n):
         req[S - 1, i] = consumer_free
         for k in range(S - 1, 0, -1):  # requests travel upstream
-            _, _, cap, is_async = spec[k]
+            _name, _cost, cap, is_async = spec[k]
             if is_async:
                 req[k - 1, i] = max(prev(out, k - 1, i - 1), prev(out, k, i - cap))
             else:
                 req[k - 1, i] = req[k, i]
         for k in range(S):  # elements travel downstream
-            _, cost, _, is_async = spec[k]
+            _name, cost, _cap, is_async = spec[k]
             available = req[0, i] if k == 0 else out[k - 1, i]
             if is_async:
                 start[k, i] = available
@@ -141,9 +145,9 @@ def simulate(stages: Sequence[Any], *, step_time: float = 0.0, steps: int = 10, 
         got = out[S - 1, i]
         consumer_free = got + step_time
         step_rows.append((i, req[S - 1, i], got, consumer_free))
-        for k, (name, cost, _, _) in enumerate(spec[: len(chain)]):
+        for k, (name, cost, _cap, _async) in enumerate(spec[: len(chain)]):
             if cost > 0:
                 event_rows.append((name, i, i, 0, start[k, i], end[k, i]))
         event_rows.append((CONSUMER, i, i, 0, got, consumer_free))
-    meta = {"prefetch": int(prefetch), "parallel": {n_: p for n_, _, p in chain}}
+    meta = {"prefetch": int(prefetch), "parallel": {n_: p for n_, _cost, p in chain}}
     return Timeline(make_events(event_rows), make_steps(step_rows), names, label=label, model=True, meta=meta)

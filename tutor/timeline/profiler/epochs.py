@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from ...i18n import gettext as _
+
 #: A repeat's per-epoch component in an iterator path.
 _REPEAT = re.compile(r"^(?:Finite|Forever)?Repeat\[(\d+)\]$")
 #: A repeat's own calls: an element comes from the last input call (the ones before it ended an epoch).
@@ -53,11 +55,11 @@ def unknown_epochs(keys) -> str | None:
         outer = True
         for part in key:
             if outer and part.split("[", 1)[0] == "ShuffleAndRepeat":
-                return ("TensorFlow fused shuffle and repeat into one iterator, ShuffleAndRepeat, and its trace "
-                        "does not say which epoch an element belongs to. To see epochs, profile it with the fusion "
-                        "off: options = tf.data.Options(); "
-                        "options.experimental_optimization.shuffle_and_repeat_fusion = False; "
-                        "ds = ds.with_options(options)")
+                return _("TensorFlow fused shuffle and repeat into one iterator, ShuffleAndRepeat, and its trace "
+                         "does not say which epoch an element belongs to. To see epochs, profile it with the fusion "
+                         "off: options = tf.data.Options(); "
+                         "options.experimental_optimization.shuffle_and_repeat_fusion = False; "
+                         "ds = ds.with_options(options)")
             if "[" in part and any(word in part for word in _NESTING):
                 outer = False
     return None

@@ -28,6 +28,7 @@ import tensorflow as tf
 
 from ..._quiet import stderr_to_devnull
 from ..._validate import require_dataset, require_positive_int, require_seconds
+from ...i18n import gettext as _
 from ...reading import ReadTimeout, gave_up, pull
 from ..events import Timeline
 from ..pipeline import Pipeline, call_like_map
@@ -110,20 +111,21 @@ def profile(ds, *, steps: int, step_time: float = 0.0, train_step: Callable | No
     (['Range', 'MapAndBatch'], 'TensorFlow fused map and batch into one stage, MapAndBatch (...)')
     """
     if isinstance(ds, Pipeline):
-        raise TypeError(f"{WHERE} expects a tf.data.Dataset; this is a tutor.timeline.Pipeline. Profile the "
-                        "dataset it builds, tutor.profile(pipe.build(), steps=...), or record it with "
-                        "tutor.timeline.record(pipe, steps=...).")
+        raise TypeError(_("{where} expects a tf.data.Dataset; this is a tutor.timeline.Pipeline. Profile the "
+                          "dataset it builds, tutor.profile(pipe.build(), steps=...), or record it with "
+                          "tutor.timeline.record(pipe, steps=...).").format(where=WHERE))
     require_dataset(ds, WHERE)
     steps = require_positive_int(steps, "steps", WHERE, maximum=MAX_STEPS)
     step_time = require_seconds(step_time, "step_time", WHERE)
     timeout = require_seconds(timeout, "timeout", WHERE)
     if timeout == 0:
-        raise ValueError(f"{WHERE}: timeout must be more than 0 seconds, for example timeout=60.")
+        raise ValueError(_("{where}: timeout must be more than 0 seconds, for example timeout=60.").format(where=WHERE))
     if train_step is not None and not callable(train_step):
-        raise TypeError(f"{WHERE}: train_step must be a function called with each element, such as "
-                        f"lambda x, y: model.train_on_batch(x, y); got {type(train_step).__name__}.")
+        raise TypeError(_("{where}: train_step must be a function called with each element, such as "
+                          "lambda x, y: model.train_on_batch(x, y); got {type}.")
+                        .format(where=WHERE, type=type(train_step).__name__))
     if not isinstance(label, str):
-        raise TypeError(f"{WHERE}: label must be a string, got {type(label).__name__}.")
+        raise TypeError(_("{where}: label must be a string, got {type}.").format(where=WHERE, type=type(label).__name__))
 
     logdir = tempfile.mkdtemp(prefix="tutor-profile-")
     try:
@@ -134,8 +136,8 @@ def profile(ds, *, steps: int, step_time: float = 0.0, train_step: Callable | No
             with stderr_to_devnull():  # the profiler's C++ log lines
                 tf.profiler.experimental.stop()
         if done == 0:
-            raise ValueError(f"{WHERE}: the dataset produced no elements; check its source and any "
-                             "take()/filter() stages.")
+            raise ValueError(_("{where}: the dataset produced no elements; check its source and any "
+                               "take()/filter() stages.").format(where=WHERE))
         events = read_events(find_xspace(logdir))
     finally:
         shutil.rmtree(logdir, ignore_errors=True)
@@ -158,9 +160,10 @@ def _start_profiler(logdir: str) -> None:
             tf.profiler.experimental.start(logdir, options=options)
     except tf.errors.AlreadyExistsError:
         raise ProfilerBusyError(
-            f"{WHERE}: TensorFlow's profiler is already running in this program (tf.profiler.experimental.start, "
-            "a TensorBoard callback with profile_batch, or another tutor.profile still running), and only one "
-            "can run at a time. Stop it with tf.profiler.experimental.stop(), then call tutor.profile again."
+            _("{where}: TensorFlow's profiler is already running in this program (tf.profiler.experimental.start, "
+              "a TensorBoard callback with profile_batch, or another tutor.profile still running), and only one "
+              "can run at a time. Stop it with tf.profiler.experimental.stop(), then call tutor.profile again.")
+            .format(where=WHERE)
         ) from None
 
 
@@ -183,5 +186,6 @@ def _run(ds, steps: int, step_time: float, train_step: Callable | None, timeout:
     except ReadTimeout as exc:
         done = len(exc.elements)
         said = gave_up(done, timeout, of=steps, unit="step", stopped="the run was stopped")
-        raise ProfileTimeout(f"{WHERE}: {said} Slow steps do the same: give it longer with timeout=..., or ask for "
-                             "fewer steps.", done) from None
+        # Translators: {said} is the sentence that says how many steps came in how long and why a read gives up.
+        raise ProfileTimeout(_("{where}: {said} Slow steps do the same: give it longer with timeout=..., or ask for "
+                               "fewer steps.").format(where=WHERE, said=said), done) from None

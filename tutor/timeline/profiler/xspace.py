@@ -18,6 +18,8 @@ import importlib
 import os
 from dataclasses import dataclass, field
 
+from ...i18n import gettext as _
+
 #: Where TensorFlow keeps ``xplane_pb2``, newest first (TF 2.15 to 2.21 ship the first two).
 XPLANE_MODULES = (
     "tensorflow.tsl.profiler.protobuf.xplane_pb2",
@@ -42,8 +44,8 @@ def xplane_module():
             return importlib.import_module(name)
         except ImportError as exc:  # moved in this TensorFlow: try the next place
             errors.append(f"{name}: {exc}")
-    raise ImportError("tutor.profile cannot find TensorFlow's profiler protobuf (xplane_pb2); tried "
-                      + "; ".join(errors) + ". Install a TensorFlow release from 2.15 on.")
+    raise ImportError(_("tutor.profile cannot find TensorFlow's profiler protobuf (xplane_pb2); tried {tried}. "
+                        "Install a TensorFlow release from 2.15 on.").format(tried="; ".join(errors)))
 
 
 def wanted(name: str) -> bool:
@@ -73,8 +75,8 @@ def find_xspace(logdir: str) -> str:
     """The newest ``*.xplane.pb`` file under ``logdir``."""
     files = glob.glob(os.path.join(logdir, "**", "*.xplane.pb"), recursive=True)
     if not files:
-        raise RuntimeError("tutor.profile: TensorFlow's profiler wrote no trace file, so there is nothing to read. "
-                           "This happens when another program stopped the profiler during the run; call again.")
+        raise RuntimeError(_("tutor.profile: TensorFlow's profiler wrote no trace file, so there is nothing to read. "
+                             "This happens when another program stopped the profiler during the run; call again."))
     return max(files, key=os.path.getmtime)
 
 
