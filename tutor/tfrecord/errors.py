@@ -18,6 +18,8 @@ from typing import Any, Iterable, Mapping
 
 import tensorflow as tf
 
+from ..i18n import gettext as _
+
 __all__ = [
     "CorruptRecordError",
     "FeatureSpecError",
@@ -39,20 +41,24 @@ class CorruptRecordError(tf.errors.DataLossError):
         self.original = original
         said = _tf_message(original)
         name = os.path.basename(self.path) or self.path
-        gz = "GZIP" if compression else "no"
-        message = (
-            f"The TFRecord file '{name}' is truncated or corrupt (read with {gz} compression). "
-            f"TensorFlow said: {said}. A TFRecord file is a chain of length-prefixed, "
-            "CRC-checked records, so a file that was cut short (a writer that was not closed, "
-            "a copy that did not finish) or changed on disk fails its check. "
-            "Regenerate it: delete the file and write it again, for example with "
-            "tutor.tfrecord.write_digits(...)."
-        )
+        if compression:
+            # Translators: {compression} is GZIP, the name of a compression format.
+            what = _("The TFRecord file '{name}' is truncated or corrupt (read with {compression} compression).")
+        else:
+            what = _("The TFRecord file '{name}' is truncated or corrupt (read with no compression).")
+        sentences = [
+            what.format(name=name, compression="GZIP"),
+            _("TensorFlow said: {said}. A TFRecord file is a chain of length-prefixed, "
+              "CRC-checked records, so a file that was cut short (a writer that was not closed, "
+              "a copy that did not finish) or changed on disk fails its check. "
+              "Regenerate it: delete the file and write it again, for example with "
+              "tutor.tfrecord.write_digits(...).").format(said=said),
+        ]
         if not compression and self.path.endswith(".gz"):
-            message += " The name ends in .gz: if it is compressed, read it with compression_type='GZIP'."
+            sentences.append(_("The name ends in .gz: if it is compressed, read it with compression_type='GZIP'."))
         elif compression:
-            message += " If it was written without compression, read it with compression_type=None."
-        super().__init__(None, None, message)
+            sentences.append(_("If it was written without compression, read it with compression_type=None."))
+        super().__init__(None, None, " ".join(sentences))
 
 
 class FeatureSpecError(tf.errors.InvalidArgumentError):
@@ -81,7 +87,8 @@ def compression_for(path: str | os.PathLike, compression: str | None = "auto") -
     if compression == "auto":
         return "GZIP" if str(path).endswith(".gz") else None
     if compression not in (None, "", "GZIP", "ZLIB"):
-        raise ValueError(f"compression must be None, 'GZIP', 'ZLIB' or 'auto', got {compression!r}.")
+        raise ValueError(_("compression must be None, 'GZIP', 'ZLIB' or 'auto', got {compression!r}.")
+                         .format(compression=compression))
     return compression or None
 
 
@@ -100,12 +107,12 @@ def count_records(paths: str | os.PathLike | Iterable, compression: str | None =
     for path in paths:
         path = os.fspath(path)
         if not os.path.isfile(path):
-            raise FileNotFoundError(f"No TFRecord file '{os.path.basename(path)}' at the given path; "
-                                    "check the folder, or write the files first.")
+            raise FileNotFoundError(_("No TFRecord file '{name}' at the given path; check the folder, or write the "
+                                      "files first.").format(name=os.path.basename(path)))
         comp = compression_for(path, compression)
         n = 0
         try:
-            for _ in tf.data.TFRecordDataset(path, compression_type=comp or ""):
+            for _unused in tf.data.TFRecordDataset(path, compression_type=comp or ""):
                 n += 1
         except tf.errors.DataLossError as exc:
             raise CorruptRecordError(path, exc, comp) from None
@@ -130,8 +137,9 @@ def _as_examples(records) -> list[tf.train.Example]:
         try:
             out.append(tf.train.Example.FromString(bytes(r)))
         except Exception:  # noqa: BLE001 (protobuf's DecodeError differs across versions)
-            raise FeatureSpecError(None, f"Record {index} is not a serialized tf.train.Example; if it is a "
-                                         "SequenceExample, parse it with tf.io.parse_sequence_example.") from None
+            raise FeatureSpecError(None, _("Record {index} is not a serialized tf.train.Example; if it is a "
+                                           "SequenceExample, parse it with tf.io.parse_sequence_example.")
+                                   .format(index=index)) from None
     return out
 
 
@@ -149,51 +157,63 @@ def diagnose_spec(records: Any, spec: Mapping[str, Any]) -> list[tuple[str, str]
     'label'
     """
     if not isinstance(spec, Mapping):
-        raise TypeError(f"A feature spec is a dict from feature name to tf.io.FixedLenFeature(...) or "
-                        f"tf.io.VarLenFeature(...), got {type(spec).__name__}.")
+        raise TypeError(_("A feature spec is a dict from feature name to tf.io.FixedLenFeature(...) or "
+                          "tf.io.VarLenFeature(...), got {type}.").format(type=type(spec).__name__))
     examples = _as_examples(records)
     problems = []
     for name, item in spec.items():
         if not isinstance(item, (tf.io.FixedLenFeature, tf.io.VarLenFeature, tf.io.RaggedFeature,
                                  tf.io.FixedLenSequenceFeature)):
-            problems.append((name, f"'{name}': {type(item).__name__} is not a feature description; use "
-                                   "tf.io.FixedLenFeature(shape, dtype) or tf.io.VarLenFeature(dtype)."))
+            problems.append((name, _("'{name}': {type} is not a feature description; use "
+                                     "tf.io.FixedLenFeature(shape, dtype) or tf.io.VarLenFeature(dtype).")
+                             .format(name=name, type=type(item).__name__)))
             continue
         if item.dtype not in _KIND_OF_DTYPE:
-            problems.append((name, f"'{name}': dtype {item.dtype.name} cannot be parsed; records only hold "
-                                   "tf.int64, tf.float32 and tf.string (cast after parsing)."))
+            problems.append((name, _("'{name}': dtype {dtype} cannot be parsed; records only hold "
+                                     "tf.int64, tf.float32 and tf.string (cast after parsing).")
+                             .format(name=name, dtype=item.dtype.name)))
             continue
         found = [(i, _kind_and_values(ex.features.feature[name])) for i, ex in enumerate(examples)
                  if name in ex.features.feature]
         required = isinstance(item, tf.io.FixedLenFeature) and item.default_value is None
         if len(found) < len(examples) and required:
             first = examples[0].features.feature
-            have = ", ".join(f"{k} ({first[k].WhichOneof('kind')})" for k in sorted(first)) or "nothing"
-            where = ("the records" if not found else
-                     f"record {next(i for i, ex in enumerate(examples) if name not in ex.features.feature)}")
-            problems.append((name, f"'{name}' is in your spec but not in {where}; record 0 holds: {have}. "
-                                   "Fix the name, or give a default_value."))
+            # Translators: what record 0 holds when it has no feature at all (else a list such as "id (int64_list)").
+            have = ", ".join(f"{k} ({first[k].WhichOneof('kind')})" for k in sorted(first)) or _("nothing")
+            if not found:
+                text = _("'{name}' is in your spec but not in the records; record 0 holds: {have}. "
+                         "Fix the name, or give a default_value.")
+            else:
+                text = _("'{name}' is in your spec but not in record {index}; record 0 holds: {have}. "
+                         "Fix the name, or give a default_value.")
+            index = next((i for i, ex in enumerate(examples) if name not in ex.features.feature), 0)
+            problems.append((name, text.format(name=name, index=index, have=have)))
             continue
         if not found:
             continue
-        index, (kind, _) = next(((i, kv) for i, kv in found if kv[0] != _KIND_OF_DTYPE[item.dtype]), found[0])
+        index, (kind, _values) = next(((i, kv) for i, kv in found if kv[0] != _KIND_OF_DTYPE[item.dtype]), found[0])
         if kind != _KIND_OF_DTYPE[item.dtype]:
-            problems.append((name, f"'{name}' is stored as {kind} (record {index}), so read it with dtype "
-                                   f"{_DTYPE_OF_KIND.get(kind, '?')}, not {item.dtype.name}."))
+            problems.append((name, _("'{name}' is stored as {kind} (record {index}), so read it with dtype "
+                                     "{dtype}, not {wrong}.")
+                             .format(name=name, kind=kind, index=index, dtype=_DTYPE_OF_KIND.get(kind, "?"),
+                                     wrong=item.dtype.name)))
             continue
         if isinstance(item, tf.io.FixedLenFeature):
             shape = [int(d) for d in item.shape]
             expected = int(_prod(shape))
-            lengths = [len(values) for _, (_, values) in found]
+            lengths = [len(values) for _index, (_kind, values) in found]
             if len(set(lengths)) > 1:
                 shown = ", ".join(str(n) for n in lengths[:6]) + (", ..." if len(lengths) > 6 else "")
-                problems.append((name, f"'{name}' holds {shown} values in different records: its length varies, so "
-                                       f"use tf.io.VarLenFeature(tf.{item.dtype.name}) (or tf.io.RaggedFeature), "
-                                       f"not FixedLenFeature({shape})."))
+                problems.append((name, _("'{name}' holds {shown} values in different records: its length varies, "
+                                         "so use tf.io.VarLenFeature(tf.{dtype}) (or tf.io.RaggedFeature), "
+                                         "not FixedLenFeature({shape}).")
+                                 .format(name=name, shown=shown, dtype=item.dtype.name, shape=shape)))
             elif lengths[0] != expected:
                 fix = "[]" if lengths[0] == 1 else f"[{lengths[0]}]"
-                problems.append((name, f"'{name}' holds {lengths[0]} value(s) per record but your shape {shape} "
-                                       f"expects {expected}; use tf.io.FixedLenFeature({fix}, tf.{item.dtype.name})."))
+                problems.append((name, _("'{name}' holds {n} value(s) per record but your shape {shape} "
+                                         "expects {expected}; use tf.io.FixedLenFeature({fix}, tf.{dtype}).")
+                                 .format(name=name, n=lengths[0], shape=shape, expected=expected, fix=fix,
+                                         dtype=item.dtype.name)))
     return problems
 
 
@@ -224,6 +244,11 @@ def parse_example(serialized: Any, spec: Mapping[str, Any], *, max_records: int 
         problems = diagnose_spec(list(records), spec)
         if problems:
             name, text = problems[0]
-            more = f" ({len(problems) - 1} more problem(s) after this one)" if len(problems) > 1 else ""
-            raise FeatureSpecError(name, f"The feature spec does not fit the records: {text}{more}") from None
-        raise FeatureSpecError(None, f"parse_example failed: {_tf_message(exc)}") from None
+            if len(problems) > 1:
+                # Translators: {problem} is a sentence about one feature; {more} counts the other problems.
+                message = _("The feature spec does not fit the records: {problem} ({more} more problem(s) after "
+                            "this one)")
+            else:
+                message = _("The feature spec does not fit the records: {problem}")
+            raise FeatureSpecError(name, message.format(problem=text, more=len(problems) - 1)) from None
+        raise FeatureSpecError(None, _("parse_example failed: {why}").format(why=_tf_message(exc))) from None

@@ -17,19 +17,29 @@ import tensorflow as tf
 from .. import render
 from ..reading import DEFAULT_TIMEOUT, read
 from .._validate import require_positive_int
+from ..i18n import N_, ljust, ngettext, width
+from ..i18n import gettext as _
 from .errors import CorruptRecordError, compression_for
 
 __all__ = ["RecordTable", "inspect_record", "read_record"]
 
+#: The table's column titles ("section" only for a SequenceExample).
+_SECTION = N_("section")
+_HEAD = (N_("feature"), N_("type"), N_("length"), N_("first values"))
+
 
 def _preview_bytes(value: bytes, max_bytes: int) -> str:
     head = repr(value[:max_bytes])
-    return f"{head}... ({len(value):,} bytes)" if len(value) > max_bytes else f"{head} ({len(value):,} bytes)"
+    if len(value) > max_bytes:
+        # Translators: the first bytes of a value (Python's repr), cut short, then its whole size.
+        return _("{head}... ({size:,} bytes)").format(head=head, size=len(value))
+    return _("{head} ({size:,} bytes)").format(head=head, size=len(value))
 
 
 def _preview(kind: str | None, values: list, max_values: int, max_bytes: int) -> str:
     if kind is None:
-        return "(empty)"
+        # Translators: a feature with no values at all.
+        return _("(empty)")
     if kind == "bytes_list":
         shown = [_preview_bytes(v, max_bytes) for v in values[:max_values]]
     elif kind == "float_list":
@@ -56,8 +66,8 @@ class RecordTable:
         return [r["name"] for r in self.rows]
 
     def _head(self) -> list[str]:
-        first = ["section"] if self.kind == "SequenceExample" else []
-        return first + ["feature", "type", "length", "first values"]
+        first = [_(_SECTION)] if self.kind == "SequenceExample" else []
+        return first + [_(title) for title in _HEAD]
 
     def _cells(self) -> list[list[str]]:
         seq = self.kind == "SequenceExample"
@@ -66,13 +76,15 @@ class RecordTable:
 
     def title(self) -> str:
         n = len(self.rows)
-        return f"{self.kind} with {n} feature{'s' if n != 1 else ''}"
+        # Translators: {kind} is Example or SequenceExample, a protocol buffer's name.
+        return ngettext("{kind} with {n} feature", "{kind} with {n} features", n).format(kind=self.kind, n=n)
 
     def __str__(self) -> str:
         table = [self._head()] + self._cells()
-        widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+        widths = [max(width(r[i]) for r in table) for i in range(len(table[0]))]
         numeric = len(table[0]) - 2
-        lines = ["  ".join(c.rjust(w) if i == numeric else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+        lines = ["  ".join(" " * (w - width(c)) + c if i == numeric else ljust(c, w)
+                           for i, (c, w) in enumerate(zip(r, widths))).rstrip()
                  for r in table]
         return "\n".join([self.title()] + lines)
 
@@ -89,14 +101,14 @@ def read_record(path: str | os.PathLike, index: int = 0, compression: str | None
     """
     path = os.fspath(path)
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"No TFRecord file '{os.path.basename(path)}'; write the file first.")
+        raise FileNotFoundError(_("No TFRecord file '{name}'; write the file first.").format(name=os.path.basename(path)))
     comp = compression_for(path, compression)
     try:
         for value in tf.data.TFRecordDataset(path, compression_type=comp or "").skip(index).take(1):
             return value.numpy()
     except tf.errors.DataLossError as exc:
         raise CorruptRecordError(path, exc, comp) from None
-    raise IndexError(f"'{os.path.basename(path)}' holds fewer than {index + 1} records.")
+    raise IndexError(_("'{name}' holds fewer than {n} records.").format(name=os.path.basename(path), n=index + 1))
 
 
 def _as_message(record: Any) -> tf.train.Example | tf.train.SequenceExample:
@@ -137,27 +149,28 @@ def inspect_record(source: Any, index: int = 0, *, compression: str | None = "au
         source = read_record(source, index, compression)
     elif isinstance(source, tf.data.Dataset):
         if source.element_spec != tf.TensorSpec([], tf.string):
-            raise TypeError("inspect_record expects a dataset of serialized records, such as "
-                            f"tf.data.TFRecordDataset(paths); got element_spec={source.element_spec}.")
+            raise TypeError(_("inspect_record expects a dataset of serialized records, such as "
+                              "tf.data.TFRecordDataset(paths); got element_spec={spec}.").format(spec=source.element_spec))
         got = read(source.skip(index), max_elements=1, timeout=timeout, where="inspect_record").elements
         if not got:
-            raise IndexError(f"the dataset holds fewer than {index + 1} records.")
+            raise IndexError(_("the dataset holds fewer than {n} records.").format(n=index + 1))
         source = got[0]
     elif tf.is_tensor(source):
         source = source.numpy()
     if not isinstance(source, (bytes, bytearray, tf.train.Example, tf.train.SequenceExample)):
-        raise TypeError("inspect_record expects serialized bytes, a tf.train.Example, a TFRecord path or "
-                        f"a TFRecordDataset, got {type(source).__name__}.")
+        raise TypeError(_("inspect_record expects serialized bytes, a tf.train.Example, a TFRecord path or "
+                          "a TFRecordDataset, got {type}.").format(type=type(source).__name__))
     try:
         message = _as_message(source)
     except Exception:  # noqa: BLE001 (protobuf's DecodeError differs across versions)
-        raise ValueError("These bytes are not a serialized tf.train.Example or SequenceExample; "
-                         "did you pass a whole file's contents instead of one record?") from None
+        raise ValueError(_("These bytes are not a serialized tf.train.Example or SequenceExample; "
+                           "did you pass a whole file's contents instead of one record?")) from None
 
     def row(section, name, feature):
         kind = feature.WhichOneof("kind")
         values = list(getattr(feature, kind).value) if kind else []
-        return {"section": section, "name": name, "type": kind or "empty", "length": len(values),
+        # Translators: the type column of a feature that holds no value list.
+        return {"section": section, "name": name, "type": kind or _("empty"), "length": len(values),
                 "preview": _preview(kind, values, max_values, max_bytes)}
 
     if isinstance(message, tf.train.Example):
@@ -169,9 +182,11 @@ def inspect_record(source: Any, index: int = 0, *, compression: str | None = "au
     for name in sorted(lists):
         steps = lists[name].feature
         kinds = {f.WhichOneof("kind") for f in steps}
-        kind = kinds.pop() if len(kinds) == 1 else "mixed"
+        # Translators: the type of a feature list whose steps hold different kinds of values.
+        kind = kinds.pop() if len(kinds) == 1 else _("mixed")
         firsts = [row("", "", f)["preview"] for f in list(steps)[:max_values]]
         more = ", ..." if len(steps) > max_values else ""
-        rows.append({"section": "feature_lists", "name": name, "type": f"{kind} per step",
+        # Translators: {kind} is int64_list, float_list, bytes_list (names in the record format) or "mixed".
+        rows.append({"section": "feature_lists", "name": name, "type": _("{kind} per step").format(kind=kind),
                      "length": len(steps), "preview": "[" + ", ".join(firsts) + more + "]"})
     return RecordTable("SequenceExample", rows)

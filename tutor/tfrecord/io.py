@@ -19,6 +19,8 @@ import tensorflow as tf
 
 from .. import render
 from .._validate import require_positive_int
+from ..i18n import N_, ljust, width
+from ..i18n import gettext as _
 from ..reading import read
 from .errors import compression_for, count_records
 
@@ -40,8 +42,8 @@ def to_feature(value: Any) -> tf.train.Feature:
     else:
         values = np.asarray(value)
         if values.ndim > 1:
-            raise ValueError(f"A feature holds a flat list; got an array of shape {values.shape}. "
-                             "Flatten it (.ravel()) and store the shape in its own feature, or store .tobytes().")
+            raise ValueError(_("A feature holds a flat list; got an array of shape {shape}. Flatten it (.ravel()) "
+                               "and store the shape in its own feature, or store .tobytes().").format(shape=values.shape))
         values = values.ravel().tolist() if values.dtype != object else list(values.ravel())
     if all(isinstance(v, (bytes, str)) for v in values) and values:
         return tf.train.Feature(bytes_list=tf.train.BytesList(value=[v.encode() if isinstance(v, str) else v
@@ -50,7 +52,8 @@ def to_feature(value: Any) -> tf.train.Feature:
         return tf.train.Feature(int64_list=tf.train.Int64List(value=[int(v) for v in values]))
     if all(isinstance(v, (float, int, np.floating, np.integer)) for v in values):
         return tf.train.Feature(float_list=tf.train.FloatList(value=[float(v) for v in values]))
-    raise TypeError(f"Cannot store {values!r} in a tf.train.Feature: use bytes, integers or floats.")
+    raise TypeError(_("Cannot store {values!r} in a tf.train.Feature: use bytes, integers or floats.")
+                    .format(values=values))
 
 
 def make_example(features: Mapping[str, Any]) -> tf.train.Example:
@@ -87,10 +90,12 @@ def encode_image(image: np.ndarray, encoding: str = "png") -> bytes:
     784
     """
     if encoding not in ENCODINGS:
-        raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}.")
+        raise ValueError(_("encoding must be one of {choices}, got {encoding!r}.").format(choices=ENCODINGS,
+                                                                                          encoding=encoding))
     image = np.asarray(image)
     if image.dtype != np.uint8 or image.ndim != 2:
-        raise ValueError(f"expected a uint8 image of shape [height, width], got {image.dtype} {image.shape}.")
+        raise ValueError(_("expected a uint8 image of shape [height, width], got {dtype} {shape}.")
+                         .format(dtype=image.dtype, shape=image.shape))
     if encoding == "raw":
         return image.tobytes()
     return tf.io.encode_png(image[:, :, None]).numpy()
@@ -136,7 +141,8 @@ def write_digits(directory: str | os.PathLike, images: np.ndarray, labels: np.nd
     compression = compression_for("", compression)
     images, labels = np.asarray(images), np.asarray(labels)
     if images.ndim != 3 or len(images) != len(labels):
-        raise ValueError(f"expected images [n, height, width] and n labels, got {images.shape} and {labels.shape}.")
+        raise ValueError(_("expected images [n, height, width] and n labels, got {images} and {labels}.")
+                         .format(images=images.shape, labels=labels.shape))
     os.makedirs(directory, exist_ok=True)
     paths = [os.path.join(directory, f) for f in shard_names(name, num_shards, compression)]
     options = tf.io.TFRecordOptions(compression_type=compression or "")
@@ -156,7 +162,8 @@ def decode_digits(features: Mapping[str, tf.Tensor], encoding: str = "png") -> t
         pixels = tf.io.decode_raw(features["image"], tf.uint8)
         return tf.reshape(pixels, [-1, 28, 28, 1])
     if encoding != "png":
-        raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}.")
+        raise ValueError(_("encoding must be one of {choices}, got {encoding!r}.").format(choices=ENCODINGS,
+                                                                                          encoding=encoding))
     images = tf.map_fn(lambda b: tf.io.decode_png(b, channels=1), features["image"],
                        fn_output_signature=tf.TensorSpec([None, None, 1], tf.uint8))
     return tf.reshape(images, [-1, 28, 28, 1])
@@ -177,7 +184,7 @@ def read_digits(paths: Sequence[str], *, encoding: str = "png", compression: str
     batch_size = require_positive_int(batch_size, "batch_size", "read_digits")
     paths = [os.fspath(p) for p in paths]
     if not paths:
-        raise ValueError("read_digits needs at least one file; write them first with write_digits(...).")
+        raise ValueError(_("read_digits needs at least one file; write them first with write_digits(...)."))
     comp = compression_for(paths[0], compression) or ""
     if verify:
         count_records(paths, comp or None)
@@ -200,7 +207,7 @@ def read_digits(paths: Sequence[str], *, encoding: str = "png", compression: str
 def _human(n: float) -> str:
     for unit in ("bytes", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
-            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+            return _("{n:,.0f} bytes").format(n=n) if unit == "bytes" else f"{n:,.1f} {unit}"
         n /= 1024
     return str(n)
 
@@ -214,24 +221,36 @@ class SizeTable:
 
     @property
     def sizes(self) -> dict[str, int]:
-        return {f: b for f, _, b in self.rows}
+        return {f: b for f, _files, b in self.rows}
 
     def _lines(self) -> list[list[str]]:
         base = self.rows[0][2]
-        return [[f, str(k) if k else "-", _human(b), f"{b / self.n_images:,.0f}", f"{b / base:.2f}x"] for f, k, b in self.rows]
+        return [[_(f), str(k) if k else "-", _human(b), f"{b / self.n_images:,.0f}", f"{b / base:.2f}x"]
+                for f, k, b in self.rows]
 
-    _HEAD = ["format", "files", "size", "bytes per image", "vs NumPy"]
+    # Translators: the columns of a table of file sizes; "vs NumPy" is the size as a multiple of the NumPy arrays'.
+    _HEAD = [N_("format"), N_("files"), N_("size"), N_("bytes per image"), N_("vs NumPy")]
+
+    def _head(self) -> list[str]:
+        return [_(title) for title in self._HEAD]
 
     def __str__(self) -> str:
-        lines = [self._HEAD] + self._lines()
-        widths = [max(len(r[i]) for r in lines) for i in range(len(self._HEAD))]
-        return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+        lines = [self._head()] + self._lines()
+        widths = [max(width(r[i]) for r in lines) for i in range(len(self._HEAD))]
+        return "\n".join("  ".join(ljust(c, w) if i == 0 else " " * (w - width(c)) + c
+                                   for i, (c, w) in enumerate(zip(r, widths)))
                          for r in lines)
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        return render.table(self._lines(), header=self._HEAD)
+        return render.table(self._lines(), header=self._head())
+
+
+#: The rows of :func:`size_table`, in English (``SizeTable.sizes`` is keyed by them); translated when shown.
+_IN_MEMORY = N_("NumPy arrays in memory")
+_FORMATS = {("raw", None): N_("TFRecord, raw bytes"), ("raw", "GZIP"): N_("TFRecord, raw bytes, GZIP"),
+            ("png", None): N_("TFRecord, png bytes"), ("png", "GZIP"): N_("TFRecord, png bytes, GZIP")}
 
 
 def size_table(images: np.ndarray, labels: np.ndarray, directory: str | os.PathLike, *,
@@ -241,13 +260,12 @@ def size_table(images: np.ndarray, labels: np.ndarray, directory: str | os.PathL
     The first row is the NumPy arrays in memory, for comparison.
     """
     images, labels = np.asarray(images), np.asarray(labels)
-    rows = [("NumPy arrays in memory", 0, images.nbytes + labels.nbytes)]
+    rows = [(_IN_MEMORY, 0, images.nbytes + labels.nbytes)]
     for encoding in ("raw", "png"):
         for comp in (None, "GZIP"):
             paths = write_digits(os.path.join(directory, f"{encoding}-{comp or 'plain'}"), images, labels,
                                  num_shards=num_shards, encoding=encoding, compression=comp)
-            label = f"TFRecord, {encoding} bytes" + (", GZIP" if comp else "")
-            rows.append((label, len(paths), sum(os.path.getsize(p) for p in paths)))
+            rows.append((_FORMATS[encoding, comp], len(paths), sum(os.path.getsize(p) for p in paths)))
     return SizeTable(rows, len(images))
 
 
@@ -265,9 +283,12 @@ class RoundTrip:
 
     def __str__(self) -> str:
         if self.identical:
-            return f"Round trip OK: all {self.n_compared:,} images and labels read back bit for bit identical."
-        return (f"Round trip FAILED: {len(self.mismatched_ids)} image(s) differ (first ids "
-                f"{self.mismatched_ids[:5]}), {len(self.missing_ids)} missing (first ids {self.missing_ids[:5]}).")
+            return _("Round trip OK: all {n:,} images and labels read back bit for bit identical.").format(
+                n=self.n_compared)
+        return _("Round trip FAILED: {bad} image(s) differ (first ids {first_bad}), {missing} missing "
+                 "(first ids {first_missing}).").format(bad=len(self.mismatched_ids), first_bad=self.mismatched_ids[:5],
+                                                        missing=len(self.missing_ids),
+                                                        first_missing=self.missing_ids[:5])
 
     __repr__ = __str__
 
