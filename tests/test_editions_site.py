@@ -51,9 +51,9 @@ def english_book(tmp_path):
 @pytest.fixture
 def simple_parts(monkeypatch):
     monkeypatch.setattr(site_editions, "GENERATED", {
-        "lessons": lambda root, lessons: site.lesson_list(lessons),
-        "run times": lambda root, lessons: "RUN TIMES", "demo paths": lambda root, lessons: "DEMO PATHS",
-        "rules": lambda root, lessons: "RULES", "api": lambda root, lessons: "API"})
+        "lessons": lambda root, lessons, lang: site.lesson_list(lessons),
+        "run times": lambda root, lessons, lang: "RUN TIMES", "demo paths": lambda root, lessons, lang: "DEMO PATHS",
+        "rules": lambda root, lessons, lang: "RULES", "api": lambda root, lessons, lang: "API"})
 
 
 @pytest.mark.parametrize("lang", sorted(site_editions.editions.LANGUAGES))

@@ -66,6 +66,11 @@ API_GROUPS = [
 ]
 
 KIND_TITLES = {"wrong": "Wrong results", "slow": "Slow", "note": "Notes"}
+#: The rules page's own words (an edition gives its own: ``tools/site_editions.py``, ``RULE_WORDS``); the kind
+#: titles above are tutor's messages, translated from its catalog.
+RULE_WORDS = {"rule": "rule", "kind": "kind", "what it finds": "what it finds", "Rules": "Rules",
+              "kinds": "*Kind:* {kind}; some findings are {others}.", "or": " or ", "finds": "What it finds.",
+              "why": "Why it matters.", "fix": "The fix.", "docs": "TensorFlow's documentation."}
 
 
 def _mocked():
@@ -109,16 +114,20 @@ def _first_sentence(text: str) -> str:
     return text.split(". ")[0].rstrip(".") + "." if text else ""
 
 
-def rule_entries() -> list[dict]:
+def rule_entries(lang: str = "en") -> list[dict]:
     """Every doctor rule as declared: id, kind, summary, why, fix, doc and quote.
 
     Reads ``tutor.doctor.rules.RULES``. Where a rule is a declaration (a
     ``Rule`` with those attributes) they are taken as they are; where it is
     still a plain check function, its docstring and ``DOCS`` give what there is.
+    In an edition's ``lang``, summary, why and fix come from tutor's catalog of
+    that language (English where a sentence has no translation yet); ids,
+    kinds, pages and TensorFlow's quoted sentences stay English.
     """
     with _mocked():
         from tutor.doctor import rules as module
 
+        say = _translator(lang)
         docs = getattr(module, "DOCS", {})
         entries = []
         for rule_id, rule in module.RULES.items():
@@ -127,13 +136,30 @@ def rule_entries() -> list[dict]:
                 "id": getattr(rule, "id", rule_id),
                 "kind": getattr(rule, "kind", ""),
                 "kinds": tuple(getattr(rule, "kinds", ()) or ()),
-                "summary": getattr(rule, "summary", "") or _first_sentence(getattr(rule, "__doc__", "")),
-                "why": getattr(rule, "why", ""),
-                "fix": getattr(rule, "fix", ""),
+                "summary": say(getattr(rule, "summary", "")) or _first_sentence(getattr(rule, "__doc__", "")),
+                "why": say(getattr(rule, "why", "")),
+                "fix": say(getattr(rule, "fix", "")),
                 "doc": getattr(rule, "doc", "") or doc,
                 "quote": getattr(rule, "quote", "") or quote,
             })
     return entries
+
+
+def _translator(lang: str):
+    """``text -> text`` in ``lang``, from tutor's compiled catalog (the identity for English)."""
+    if lang == "en":
+        return lambda text: text
+    with _mocked():
+        from tutor import i18n
+
+        found = i18n.catalog(lang)
+    return lambda text: found.gettext(text) if text else text
+
+
+def rule_words(lang: str = "en", words: dict | None = None) -> dict:
+    """The rules page's words in ``lang``: ``words`` over the English ones, and the kind titles from tutor's catalog."""
+    say = _translator(lang)
+    return {**RULE_WORDS, **(words or {}), **{title: say(title) for title in KIND_TITLES.values()}}
 
 
 def _md(text: str) -> str:
@@ -141,15 +167,16 @@ def _md(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def rules_page(entries: list[dict]) -> str:
-    """One section per rule, its anchor the rule id, grouped by kind."""
+def rules_page(entries: list[dict], words: dict | None = None) -> str:
+    """One section per rule, its anchor the rule id, grouped by kind; ``words``: the page's (``rule_words``)."""
+    w = {**RULE_WORDS, **(words or {})}
     out = []
     kinds = [k for k in KIND_TITLES if any(e["kind"] == k for e in entries)]
-    groups = [(KIND_TITLES[k], [e for e in entries if e["kind"] == k]) for k in kinds]
+    groups = [(w.get(KIND_TITLES[k], KIND_TITLES[k]), [e for e in entries if e["kind"] == k]) for k in kinds]
     rest = [e for e in entries if e["kind"] not in KIND_TITLES]
     if rest:
-        groups.append(("Rules", rest))
-    out.append("| rule | kind | what it finds |\n|---|---|---|")
+        groups.append((w["Rules"], rest))
+    out.append(f"| {w['rule']} | {w['kind']} | {w['what it finds']} |\n|---|---|---|")
     for entry in entries:
         kinds = ", ".join(entry["kinds"]) or entry["kind"] or "–"
         out.append(f"| [`{entry['id']}`](#{entry['id']}) | {kinds} | {_md(entry['summary'] or entry['quote'])} |")
@@ -161,14 +188,14 @@ def rules_page(entries: list[dict]) -> str:
             out.append(f"### `{entry['id']}`\n")
             others = [k for k in entry["kinds"] if k != entry["kind"]]
             if others:
-                out.append(f"*Kind:* {entry['kind']}; some findings are {' or '.join(others)}.\n")
-            out.append(f"**What it finds.** {_md(entry['summary'] or entry['quote'])}\n")
+                out.append(w["kinds"].format(kind=entry["kind"], others=w["or"].join(others)) + "\n")
+            out.append(f"**{w['finds']}** {_md(entry['summary'] or entry['quote'])}\n")
             if entry["why"]:
-                out.append(f"**Why it matters.** {_md(entry['why'])}\n")
+                out.append(f"**{w['why']}** {_md(entry['why'])}\n")
             if entry["fix"]:
-                out.append(f"**The fix.** {_md(entry['fix'])}\n")
+                out.append(f"**{w['fix']}** {_md(entry['fix'])}\n")
             if entry["doc"]:
-                out.append(f"**TensorFlow's documentation.** <{entry['doc']}>\n")
+                out.append(f"**{w['docs']}** <{entry['doc']}>\n")
             if entry["quote"]:
                 out.append(f"> {_md(entry['quote'])}\n")
     return "\n".join(out) + "\n"

@@ -33,13 +33,25 @@ WORDS = {
     "zh": {"title": "看着 tf.data 运行来学习", "Start": "开始", "Lessons": "课程", "Beyond the lessons": "课程之外",
            "footer": "由仓库中的笔记本及其已保存的输出构建。"},
 }
-#: Generated parts of the pages, by their marker (tools/site.py fills the English ones the same way).
+#: The doctor's rules page's own words in each edition (``tools/site.py``, ``RULE_WORDS``); the rules' text and
+#: the kind titles come from tutor's catalog of the language.
+RULE_WORDS = {
+    "ja": {"rule": "ルール", "kind": "種類", "what it finds": "見つけるもの", "Rules": "ルール",
+           "kinds": "*種類：* {kind}。一部の指摘は {others} です。", "or": " または ", "finds": "見つけるもの：",
+           "why": "なぜ重要か：", "fix": "直し方：", "docs": "TensorFlow のドキュメント："},
+    "zh": {"rule": "规则", "kind": "类型", "what it finds": "发现什么", "Rules": "规则",
+           "kinds": "*类型：* {kind}；部分发现为 {others}。", "or": " 或 ", "finds": "发现什么：",
+           "why": "为何重要：", "fix": "修复方法：", "docs": "TensorFlow 文档："},
+}
+#: Generated parts of the pages, by their marker (tools/site.py fills the English ones the same way), each made
+#: by ``make(root, all_lessons, lang)``.
 GENERATED = {
-    "lessons": lambda root, all_lessons: site.lesson_list(all_lessons),
-    "run times": lambda root, all_lessons: site.run_time_table(root, all_lessons),
-    "demo paths": lambda root, all_lessons: site.demo_paths(all_lessons),
-    "rules": lambda root, all_lessons: site.rules_page(site.rule_entries()),
-    "api": lambda root, all_lessons: site.reference_body(),
+    "lessons": lambda root, all_lessons, lang: site.lesson_list(all_lessons),
+    "run times": lambda root, all_lessons, lang: site.run_time_table(root, all_lessons),
+    "demo paths": lambda root, all_lessons, lang: site.demo_paths(all_lessons),
+    "rules": lambda root, all_lessons, lang: site.rules_page(site.rule_entries(lang),
+                                                             site.rule_words(lang, RULE_WORDS.get(lang))),
+    "api": lambda root, all_lessons, lang: site.reference_body(),
 }
 ENGLISH_LINK_RE = re.compile(r"\]\(\.\./(\d\d_[\w.-]+\.ipynb)\)")
 
@@ -89,7 +101,7 @@ def stage_edition(root: Path, english: Path, target: Path, lang: str) -> Path:
         (target / page.name).write_text(text, encoding="utf-8")
         for marker, make in GENERATED.items():
             if f"<!-- {marker} -->" in text:
-                site._fill(target / page.name, marker, make(root, all_lessons))
+                site._fill(target / page.name, marker, make(root, all_lessons, lang))
     (target / "_extra").mkdir()  # the lessons' pages link the English decks (en/slides/)
     words = WORDS[lang]
     toc = site.toc(all_lessons, "en").replace("file: en/", "file: ").replace("root: en/index", "root: index")
