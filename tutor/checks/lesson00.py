@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import tensorflow as tf
 
+from ..i18n import N_
+from ..i18n import gettext as _
 from . import _read, _stages
 from ._core import fail, shorten
 from .questions import Question
@@ -20,42 +22,46 @@ def _check_range(answer) -> str:
     ds = _read.dataset(answer)
     spec = ds.element_spec
     if not isinstance(spec, tf.TensorSpec):
-        fail(f"each element is {_read.describe_spec(spec)}; expected single numbers, one per element.")
+        fail(_("each element is {spec}; expected single numbers, one per element.").format(
+            spec=_read.describe_spec(spec)))
     if _read.is_text(spec):
-        fail("the elements are text (strings such as \"0\"), not numbers. Use tf.data.Dataset.range, or a list "
-             "of numbers without quotes.")
+        fail(_("the elements are text (strings such as \"0\"), not numbers. Use tf.data.Dataset.range, or a list "
+               "of numbers without quotes."))
     if spec.dtype == tf.bool or not (spec.dtype.is_integer or spec.dtype.is_floating):
-        fail(f"each element is {_read.describe_spec(spec)}; expected whole numbers.")
+        fail(_("each element is {spec}; expected whole numbers.").format(spec=_read.describe_spec(spec)))
     if spec.shape.rank not in (0, None):
-        fail(_stages.several_values_hint(ds, "one number"))
+        fail(_stages.several_values_hint(ds, _("one number")))
     values = _read.values(ds, 50)
     numbers = [_read.whole(v) for v in values]
     if numbers == WANT:
-        return "five elements, 0 to 4. That is how every exercise is checked."
+        return _("five elements, 0 to 4. That is how every exercise is checked.")
     if not values:
-        fail("your dataset is empty: it produced no element.")
+        fail(_("your dataset is empty: it produced no element."))
     if sorted(map(repr, numbers)) == sorted(map(repr, WANT)):
-        fail(f"your dataset gives {values}: the right numbers in a different order. Keep them in order, 0 to 4.")
+        # Translators: {values} is the learner's dataset as a Python list.
+        fail(_("your dataset gives {values}: the right numbers in a different order. Keep them in order, 0 to "
+               "4.").format(values=values))
     if None in numbers:
-        fail(f"your dataset gives {shorten(values, 60)}; expected the whole numbers {WANT}.")
+        fail(_("your dataset gives {values}; expected the whole numbers {want}.").format(
+            values=shorten(values, 60), want=WANT))
     if numbers == list(range(1, 6)):
-        fail("your dataset gives [1, 2, 3, 4, 5]: it starts at 1. tf.data.Dataset.range(n) counts from 0, like "
-             "Python's range.")
+        fail(_("your dataset gives [1, 2, 3, 4, 5]: it starts at 1. tf.data.Dataset.range(n) counts from 0, like "
+               "Python's range."))
     if numbers == WANT[: len(numbers)]:
-        fail(f"your dataset gives {values}: it stops at {numbers[-1]}. range(n) stops before n, so it needs "
-             "range(5) to reach 4.")
+        fail(_("your dataset gives {values}: it stops at {last}. range(n) stops before n, so it needs "
+               "range(5) to reach 4.").format(values=values, last=numbers[-1]))
     if len(numbers) % 5 == 0 and numbers == WANT * (len(numbers) // 5):
-        fail(f"your dataset gives 0 to 4 {len(numbers) // 5} times over: leave repeat() out.")
+        fail(_("your dataset gives 0 to 4 {times} times over: leave repeat() out.").format(times=len(numbers) // 5))
     if numbers == list(range(len(numbers))):
-        fail(f"your dataset gives {len(numbers)} elements, {shorten(values, 40)}: it goes past 4. range(n) stops "
-             "before n, so range(5) ends at 4.")
-    fail(f"your dataset gives {shorten(values, 60)}; expected {WANT}.")
+        fail(_("your dataset gives {n} elements, {values}: it goes past 4. range(n) stops "
+               "before n, so range(5) ends at 4.").format(n=len(numbers), values=shorten(values, 40)))
+    fail(_("your dataset gives {values}; expected {want}.").format(values=shorten(values, 60), want=WANT))
 
 
 q1 = Question(
-    "q1 (warm-up)",
+    N_("q1 (warm-up)"),
     _check_range,
-    hints=["tf.data.Dataset.range(n) counts from 0 up to n - 1, like Python's range."],
+    hints=[N_("tf.data.Dataset.range(n) counts from 0 up to n - 1, like Python's range.")],
     solution="""
     answer = tf.data.Dataset.range(5)
     """,
