@@ -10,6 +10,7 @@ import tensorflow as tf
 from .. import style
 from .._validate import require_choice, require_dataset, require_positive_int, require_seconds
 from ..display import Display, new_axes
+from ..i18n import gettext as _
 from ..reading import read
 
 
@@ -51,7 +52,8 @@ class WorkerOrderDisplay(Display):
     def __init__(self, elements: Sequence[int], workers: Sequence[int], *, mode: str | None = None,
                  truncated: bool = False):
         if len(elements) != len(workers):
-            raise ValueError(f"WorkerOrderDisplay: got {len(elements)} elements but {len(workers)} worker labels.")
+            raise ValueError(_("WorkerOrderDisplay: got {elements} elements but {workers} worker labels.")
+                             .format(elements=len(elements), workers=len(workers)))
         self.elements = [int(e) for e in elements]
         self.workers = [int(w) for w in workers]
         self.mode = mode
@@ -68,15 +70,16 @@ class WorkerOrderDisplay(Display):
         spec = dataset.element_spec
         if not (isinstance(spec, tuple) and len(spec) == 2 and all(s.dtype.is_integer for s in spec)):
             raise TypeError(
-                "WorkerOrderDisplay.from_dataset expects (element id, producer token) pairs; build them with "
-                f"tutor.service.tag_producer(tf.data.Dataset.range(n)), got element_spec={spec}."
+                _("WorkerOrderDisplay.from_dataset expects (element id, producer token) pairs; build them with "
+                  "tutor.service.tag_producer(tf.data.Dataset.range(n)), got element_spec={spec}.").format(spec=spec)
             )
         result = read(dataset, max_elements=max_elements, where="WorkerOrderDisplay.from_dataset")
         pairs, truncated = result.elements, result.more
         first_seen: dict[int, int] = {}
-        for _, token in pairs:
+        for _element, token in pairs:
             first_seen.setdefault(int(token), len(first_seen))
-        return cls([int(e) for e, _ in pairs], [first_seen[int(t)] for _, t in pairs], mode=mode, truncated=truncated)
+        return cls([int(e) for e, _token in pairs], [first_seen[int(t)] for _element, t in pairs], mode=mode,
+                   truncated=truncated)
 
     @classmethod
     def from_service(
@@ -176,11 +179,13 @@ class WorkerOrderDisplay(Display):
         ax.set_ylim(rows + 0.05, -0.1)
         ax.set_xticks([])
         ax.set_yticks(np.arange(rows) + 0.44, [str(r * width) for r in range(rows)])
-        ax.set_xlabel(f"arrival order at the trainer, left to right ({width} per row); number = element id")
-        ax.set_ylabel("arrivals so far")
+        ax.set_xlabel(_("arrival order at the trainer, left to right ({width} per row); number = element id")
+                      .format(width=width))
+        ax.set_ylabel(_("arrivals so far"))
         for side in ("top", "right", "bottom", "left"):
             ax.spines[side].set_visible(False)
-        handles = [Patch(facecolor=style.color(k), edgecolor="black", label=f"worker {k + 1}") for k in range(self.n_workers)]
+        handles = [Patch(facecolor=style.color(k), edgecolor="black", label=_("worker {k}").format(k=k + 1))
+                   for k in range(self.n_workers)]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
         ax.set_title(title if title is not None else self._title(), loc="left")
         self.ax_, self.figure_, self.cells_, self.texts_ = ax, fig, cells, texts
@@ -200,14 +205,17 @@ class WorkerOrderDisplay(Display):
         cells = ax.add_collection(PatchCollection(boxes, facecolors=colours, edgecolors="black", linewidths=0.5))
         ax.set_xlim(-0.2, size + 0.1)
         ax.set_ylim(max(self.n_workers, 1) + 0.1, -0.2)
-        ax.set_yticks(np.arange(self.n_workers) + 0.4, [f"worker {k + 1}" for k in range(self.n_workers)])
+        ax.set_yticks(np.arange(self.n_workers) + 0.4, [_("worker {k}").format(k=k + 1) for k in range(self.n_workers)])
         step = max(1, size // 20)
         ax.set_xticks(np.arange(0, size, step) + 0.45, [str(i) for i in range(0, size, step)])
-        ax.set_xlabel("element id")
-        ax.set_ylabel("producer")
+        ax.set_xlabel(_("element id"))
+        ax.set_ylabel(_("producer"))
         ax.tick_params(length=0)
-        if title is None:
-            title = f"{self.mode or 'service'}: who produced each element"
+        if title is None and self.mode:
+            # Translators: {mode} is a processing mode of the tf.data service, such as parallel_epochs.
+            title = _("{mode}: who produced each element").format(mode=self.mode)
+        elif title is None:
+            title = _("service: who produced each element")
         ax.set_title(title, loc="left")
         self.ax_, self.figure_, self.cells_, self.texts_ = ax, fig, cells, []
         return self
@@ -215,11 +223,13 @@ class WorkerOrderDisplay(Display):
     def _title(self) -> str:
         head = self.mode or "tf.data service"
         if self.exactly_once:
-            note = "no element arrived twice"
+            # Translators: {head} is a processing mode of the tf.data service (parallel_epochs) or "tf.data service".
+            text = _("{head}: {arrivals} arrivals from {workers} worker(s), no element arrived twice")
         else:
-            most = int(self.visits.max()) if len(self.visits) else 0
-            note = f"elements arrived up to {most} times"
-        return f"{head}: {len(self.elements)} arrivals from {self.n_workers} worker(s), {note}"
+            # Translators: {head} is a processing mode of the tf.data service (parallel_epochs) or "tf.data service".
+            text = _("{head}: {arrivals} arrivals from {workers} worker(s), elements arrived up to {most} times")
+        most = int(self.visits.max()) if len(self.visits) else 0
+        return text.format(head=head, arrivals=len(self.elements), workers=self.n_workers, most=most)
 
 
 class ServiceDiagramDisplay(Display):
@@ -267,14 +277,15 @@ class ServiceDiagramDisplay(Display):
 
         worker_y = np.linspace(3.6, 0.4, self.n_workers)
         trainer_y = np.linspace(3.0, 1.0, self.n_trainers)
-        box("storage", 0.0, 2.0, "storage\n(files, TFRecords)", style.OKABE_ITO[7], w=1.9, h=1.0)
-        box("dispatcher", 6.2, 4.7, "dispatcher\n(splits, jobs, tasks)", style.OKABE_ITO[3], w=2.4)
+        box("storage", 0.0, 2.0, _("storage\n(files, TFRecords)"), style.OKABE_ITO[7], w=1.9, h=1.0)
+        box("dispatcher", 6.2, 4.7, _("dispatcher\n(splits, jobs, tasks)"), style.OKABE_ITO[3], w=2.4)
         for k, y in enumerate(worker_y):
-            box(f"worker {k + 1}", 4.0, y, f"CPU host {k + 1}\ntf.data worker", style.OKABE_ITO[1])
+            box(f"worker {k + 1}", 4.0, y, _("CPU host {k}\ntf.data worker").format(k=k + 1), style.OKABE_ITO[1])
             arrow((0.95, 2.0), (3.15, y), colour="#555555")
             arrow((5.4, 4.35), (4.9, y + 0.2), colour=style.OKABE_ITO[5], dashed=True)
         for j, y in enumerate(trainer_y):
-            box(f"trainer {j + 1}", 8.0, y, f"accelerator host {j + 1}\ntrainer (GPU/TPU)", style.OKABE_ITO[2], w=2.0)
+            box(f"trainer {j + 1}", 8.0, y, _("accelerator host {j}\ntrainer (GPU/TPU)").format(j=j + 1),
+                style.OKABE_ITO[2], w=2.0)
             arrow((7.0, 4.35), (7.6, y + 0.4), colour=style.OKABE_ITO[5], dashed=True)
             for wy in worker_y:
                 arrow((4.85, wy), (7.0, y), colour=style.OKABE_ITO[4])
@@ -283,9 +294,9 @@ class ServiceDiagramDisplay(Display):
         ax.set_axis_off()
         ax.set_title(
             title if title is not None else
-            "Scaling out: workers on CPU hosts preprocess, trainers on accelerator hosts only consume\n"
-            "grey: workers read raw data; dashed: the dispatcher assigns work and tells trainers where to read;\n"
-            "blue: preprocessed batches travel over the network",
+            _("Scaling out: workers on CPU hosts preprocess, trainers on accelerator hosts only consume\n"
+              "grey: workers read raw data; dashed: the dispatcher assigns work and tells trainers where to read;\n"
+              "blue: preprocessed batches travel over the network"),
             loc="left", fontsize=10,
         )
         self.boxes_, self.arrows_, self.ax_, self.figure_ = boxes, arrows, ax, fig

@@ -26,6 +26,7 @@ import tensorflow as tf
 
 from .. import reading
 from .._validate import require_dataset, require_positive_int
+from ..i18n import gettext as _
 
 _service = tf.data.experimental.service
 #: The processing modes and sharding policies ``distribute`` accepts, by name.
@@ -44,7 +45,7 @@ def free_ports(n: int) -> list[int]:
     n = require_positive_int(n, "n", "free_ports")
     sockets = []
     try:
-        for _ in range(n):
+        for _unused in range(n):
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             s.bind(("localhost", 0))
             sockets.append(s)
@@ -81,7 +82,7 @@ class LocalService:
     def __init__(self, num_workers: int = 2, *, name: str = "default", start: bool = True):
         self.num_workers = require_positive_int(num_workers, "num_workers", "LocalService")
         if not isinstance(name, str):
-            raise TypeError(f"LocalService: name must be a string, got {type(name).__name__}.")
+            raise TypeError(_("LocalService: name must be a string, got {type}.").format(type=type(name).__name__))
         self.name = name
         self.dispatcher = None
         self.workers: list = []
@@ -109,7 +110,8 @@ class LocalService:
         while self.dispatcher._num_workers() < self.num_workers:
             if time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"LocalService: the workers did not register with the dispatcher in {timeout} s.")
+                raise RuntimeError(_("LocalService: the workers did not register with the dispatcher in {timeout} s.")
+                                   .format(timeout=timeout))
             time.sleep(0.01)
         LocalService._running[self.name] = self
         return self
@@ -161,7 +163,7 @@ class LocalService:
     def target(self) -> str:
         """The dispatcher's address for ``distribute(service=...)``, e.g. ``'grpc://localhost:40123'``."""
         if not self.running:
-            raise RuntimeError("LocalService is stopped; call .start() first.")
+            raise RuntimeError(_("LocalService is stopped; call .start() first."))
         return self.dispatcher.target
 
     def __enter__(self) -> "LocalService":
@@ -190,8 +192,8 @@ class LocalService:
             mode = getattr(_service.ShardingPolicy, mode.upper())
         elif isinstance(mode, str) and mode not in MODES:
             raise ValueError(
-                f"LocalService.distribute: processing_mode must be one of {MODES} or a sharding policy "
-                f"{SHARDING_POLICIES}, got {processing_mode!r}."
+                _("LocalService.distribute: processing_mode must be one of {modes} or a sharding policy "
+                  "{policies}, got {mode!r}.").format(modes=MODES, policies=SHARDING_POLICIES, mode=processing_mode)
             )
         return dataset.apply(_service.distribute(processing_mode=mode, service=self.target, job_name=job_name))
 

@@ -27,6 +27,7 @@ import threading
 from typing import ClassVar
 
 from .._validate import require_positive_int, require_seconds
+from ..i18n import gettext as _
 from .local import HEARTBEAT_MS, free_ports
 
 #: Seconds to wait for the child to start TensorFlow and its servers.
@@ -75,8 +76,9 @@ class ProcessService:
         reader.join(self.timeout)
         if not line or not line[0].startswith("ready"):
             self.stop()
-            raise RuntimeError(f"ProcessService: the child process did not start its tf.data servers within "
-                               f"{self.timeout:g} s. Is the machine very busy? Try again, or raise timeout=.")
+            raise RuntimeError(_("ProcessService: the child process did not start its tf.data servers within "
+                                 "{timeout:g} s. Is the machine very busy? Try again, or raise timeout=.")
+                               .format(timeout=self.timeout))
         ProcessService._running.add(self)
         return self
 
@@ -104,7 +106,7 @@ class ProcessService:
     def target(self) -> str:
         """The dispatcher's address, e.g. ``'grpc://localhost:40123'``."""
         if not self.running:
-            raise RuntimeError("ProcessService is stopped; call .start() first.")
+            raise RuntimeError(_("ProcessService is stopped; call .start() first."))
         return f"grpc://localhost:{self.port}"
 
     def __enter__(self) -> "ProcessService":
