@@ -24,6 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._validate import require_dataset, require_integer_ids, require_positive_int, require_seconds
+from ..i18n import gettext as _
 from .grain import GrainSource, id_kind, is_grain_dataset
 from .loop import NEVER_YIELDS_CAUSES, Read, ReadTimeout, gave_up, run
 from .tfdata import TfSource, abandon, cancellable_next
@@ -143,8 +144,8 @@ def read_ids(dataset, *, max_elements: int, timeout: float | None = None, where:
     def as_id(value):
         batched = id_kind(value, where)
         if kinds and batched != kinds[0]:
-            raise TypeError(f"{where}: the dataset mixes single ids and batches of ids; give it one kind of "
-                            "element only.")
+            raise TypeError(_("{where}: the dataset mixes single ids and batches of ids; give it one kind of "
+                              "element only.").format(where=where))
         kinds.append(batched)
         return np.asarray(value, dtype=np.int64) if batched else int(value)
 

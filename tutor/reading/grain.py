@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from ..i18n import gettext as _
+
 
 def is_grain_dataset(obj: Any) -> bool:
     """True for a ``grain.MapDataset`` or ``grain.IterDataset`` (False, without importing Grain, for anything else).
@@ -122,7 +124,7 @@ def stop_thread(worker: threading.Thread, finished: threading.Event) -> None:
     read, so it is asked again every ``STOP_EVERY`` seconds, up to ``STOP_TRIES`` times (10 s in all); the
     caller gives up on it then, whatever happened.
     """
-    for _ in range(STOP_TRIES):
+    for _unused in range(STOP_TRIES):
         if finished.is_set() or not worker.is_alive():
             return
         raise_in(worker, Stop)
@@ -145,9 +147,12 @@ def id_kind(value: Any, where: str) -> bool:
         return False
     if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.integer) and value.ndim in (0, 1):
         return value.ndim == 1
-    shape = f" of shape {value.shape}" if hasattr(value, "shape") else ""
-    raise TypeError(
-        f"{where} expects a Grain dataset of integer element ids, such as grain.MapDataset.range(n) "
-        f"(optionally batched), got an element of type {type(value).__name__}{shape}. Map it to ids first, "
-        "for example ds.map(lambda example: example['label'])."
-    )
+    if hasattr(value, "shape"):
+        said = _("{where} expects a Grain dataset of integer element ids, such as grain.MapDataset.range(n) "
+                 "(optionally batched), got an element of type {type} of shape {shape}. Map it to ids first, "
+                 "for example ds.map(lambda example: example['label']).")
+    else:
+        said = _("{where} expects a Grain dataset of integer element ids, such as grain.MapDataset.range(n) "
+                 "(optionally batched), got an element of type {type}. Map it to ids first, "
+                 "for example ds.map(lambda example: example['label']).")
+    raise TypeError(said.format(where=where, type=type(value).__name__, shape=getattr(value, "shape", None)))

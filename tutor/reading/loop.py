@@ -17,8 +17,12 @@ import threading
 import time
 from typing import Any, Callable
 
-#: The usual reasons a dataset yields nothing for a long time, and what to try; every "gave up" sentence ends so.
-NEVER_YIELDS_CAUSES = (
+from ..i18n import N_, ngettext
+from ..i18n import gettext as _
+
+#: The usual reasons a dataset yields nothing for a long time, and what to try; every "gave up" sentence ends so
+#: (shown through ``_()``).
+NEVER_YIELDS_CAUSES = N_(
     "The usual causes: a map() whose function never returns (a py_function stuck on a lock, a file or a network "
     "call), a filter() that matches nothing on an endless or very long input, a shuffle buffer still filling (a "
     "large buffer_size), or a source that waits forever. Test the function on one element outside the pipeline, "
@@ -44,7 +48,7 @@ class Read:
         self.elements = elements
         self.more = bool(more)
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # a developer's view: English, as the doctests show it
         return f"Read({len(self.elements)} elements{', more left' if self.more else ''})"
 
 
@@ -61,15 +65,27 @@ class Pulled:
 
 
 def gave_up(got: int, seconds: float, *, of: int | None = None, unit: str = "element", quiet: float | None = None,
-            subject: str = "the dataset", stopped: str = "reading stopped") -> str:
+            subject: str = "the dataset", stopped: str = "reading stopped", limit: float | None = None) -> str:
     """The one sentence a reader says when it gives up: what came, in how long, why that happens, what to try.
 
     ``of``: how many were asked for; ``quiet``: the seconds without a new
-    element that ended the read (a deadline for each wait, not for the whole read).
+    element that ended the read (a deadline for each wait, not for the whole read);
+    ``limit``: the deadline, said after ``stopped`` (the reading loop's own words).
+    ``subject``, ``stopped`` and ``unit`` are English words that pick the
+    whole sentence, translated (:func:`_said`): the reading loop's, a check's
+    (``subject="your dataset", stopped="the check stopped reading"``) and a
+    profiled run's (``of=steps, unit="step", stopped="the run was stopped"``).
+    Other words get the English sentence made from them.
 
     >>> gave_up(2, 0.5, of=5, unit="step", stopped="the run was stopped")[:57]
     'the dataset produced 2 of the 5 steps in 0.5 s, so the ru'
     """
+    said = _said(got, of=of, unit=unit, quiet=quiet, subject=subject, stopped=stopped, limit=limit)
+    if said is not None:
+        return said.format(n=got, of=of, seconds=round(seconds, 1), quiet=round(quiet or 0, 1),
+                           limit=limit) + " " + _(NEVER_YIELDS_CAUSES)
+    if limit is not None:
+        stopped += f" (the limit is {limit:g} s{' per element' if quiet is not None else ''})"
     if of is not None:
         what = f"{got} of the {of} {unit}s"
     elif got == 0:
@@ -79,7 +95,39 @@ def gave_up(got: int, seconds: float, *, of: int | None = None, unit: str = "ele
     what += f" in {round(seconds, 1):g} s"
     if quiet is not None and got:
         what += f", then none for {round(quiet, 1):g} s"
-    return f"{subject} produced {what}, so {stopped}. {NEVER_YIELDS_CAUSES}"
+    return f"{subject} produced {what}, so {stopped}. {_(NEVER_YIELDS_CAUSES)}"
+
+
+def _said(got: int, *, of, unit: str, quiet, subject: str, stopped: str, limit) -> str | None:
+    """The whole sentence :func:`gave_up` says for these words, marked for translation, or None for other words."""
+    words = (subject, stopped, unit)
+    if words == ("the dataset", "reading stopped", "element") and of is None and limit is not None:
+        if quiet is None:  # a deadline for the whole read
+            if got == 0:
+                return _("the dataset produced no element in {seconds:g} s, so reading stopped (the limit is "
+                         "{limit:g} s).")
+            return ngettext("the dataset produced only {n} element in {seconds:g} s, so reading stopped (the "
+                            "limit is {limit:g} s).",
+                            "the dataset produced only {n} elements in {seconds:g} s, so reading stopped (the "
+                            "limit is {limit:g} s).", got)
+        if got == 0:
+            return _("the dataset produced no element in {seconds:g} s, so reading stopped (the limit is {limit:g} s "
+                     "per element).")
+        return ngettext("the dataset produced only {n} element in {seconds:g} s, then none for {quiet:g} s, so "
+                        "reading stopped (the limit is {limit:g} s per element).",
+                        "the dataset produced only {n} elements in {seconds:g} s, then none for {quiet:g} s, so "
+                        "reading stopped (the limit is {limit:g} s per element).", got)
+    if words == ("your dataset", "the check stopped reading", "element") and of is None and quiet is None \
+            and limit is None:
+        if got == 0:
+            return _("your dataset produced no element in {seconds:g} s, so the check stopped reading.")
+        return ngettext("your dataset produced only {n} element in {seconds:g} s, so the check stopped reading.",
+                        "your dataset produced only {n} elements in {seconds:g} s, so the check stopped reading.",
+                        got)
+    if words == ("the dataset", "the run was stopped", "step") and of is not None and limit is None:
+        # Translators: a profiled run that gave up: "{n} of the {of} steps", whatever the numbers.
+        return _("the dataset produced {n} of the {of} steps in {seconds:g} s, so the run was stopped.")
+    return None
 
 
 def pull(source, *, timeout: float, where: str, convert: Callable = lambda value: value,
@@ -151,9 +199,9 @@ def run(source, *, timeout: float, where: str, convert: Callable = lambda value:
     if not finished.is_set():
         source.stop(worker, finished)
         got = list(values)
-        said = gave_up(len(got), time.monotonic() - start, quiet=timeout if idle else None,
-                       stopped=f"reading stopped (the limit is {timeout:g} s{' per element' if idle else ''})")
-        raise ReadTimeout(f"{where}: {said} Other pipelines keep working.", got)
+        said = gave_up(len(got), time.monotonic() - start, quiet=timeout if idle else None, limit=timeout)
+        # Translators: {where} names the function that read (e.g. "take_elements"); {said} is the sentences above.
+        raise ReadTimeout(_("{where}: {said} Other pipelines keep working.").format(where=where, said=said), got)
     if state["error"] is not None:
         raise state["error"]
     return Pulled(values, state["seconds"])
