@@ -10,8 +10,10 @@ import numpy as np
 import tensorflow as tf
 
 from ..augment import random_rotate, rotate_batch
+from ..i18n import N_
+from ..i18n import gettext as _
 from . import _read, _stages
-from ._core import fail, shorten
+from ._core import fail, sentences, shorten
 from .questions import Question
 
 
@@ -38,90 +40,101 @@ def _first(chain, kind: str) -> int | None:
 
 
 def _grey_source(chain, start: str):
-    """The source dataset, checked to hold grey 28x28 images (alone or with labels)."""
+    """The source dataset, checked to hold grey 28x28 images (alone or with labels); ``start`` is translated."""
     source = chain[0].dataset
     spec = None if source is None else source.element_spec
     image = spec[0] if isinstance(spec, tuple) and spec else spec
     if not (isinstance(image, tf.TensorSpec) and image.shape.as_list() == [28, 28]):
-        fail(f"start from {start}; your pipeline starts from a dataset with element_spec {shorten(spec, 120)}.")
+        # Translators: {start} is the dataset to start from, as code or described; {spec} an element_spec as code.
+        fail(_("start from {start}; your pipeline starts from a dataset with element_spec {spec}.").format(
+            start=start, spec=shorten(spec, 120)))
     return source
 
 
 def _batch_size(chain, i: int, wanted: int) -> None:
     size = chain[i].params.get("batch_size")
     if size is not None and size != wanted:
-        fail(f"use batch({wanted}) as the exercise asks; your pipeline has batch({size}).")
+        fail(_("use batch({batch}) as the exercise asks; your pipeline has batch({size}).").format(
+            batch=wanted, size=size))
 
 
 def _no_repeat(chain) -> None:
     if _first(chain, "repeat") is not None:
-        fail(f"leave repeat() out ({_stages.chain_text(chain)}): the checker reads whole epochs itself, one pass each.")
+        # Translators: {chain} is the learner's pipeline as code: range(12) -> batch(batch_size=32) -> map(f).
+        fail(_("leave repeat() out ({chain}): the checker reads whole epochs itself, one pass each.").format(
+            chain=_stages.chain_text(chain)))
 
 
 def _images(elements) -> np.ndarray:
     """Every image of one epoch, whether the elements are images, batches, or (images, labels)."""
     parts = [e[0] if isinstance(e, tuple) else e for e in elements]
     if not parts:
-        fail("your dataset produced no elements.")
+        fail(_("your dataset produced no elements."))
     return np.concatenate([p if np.ndim(p) == 3 else p[None] for p in parts])
 
 
 # --------------------------------------------------------------------------- q1
 def _check_q1(answer) -> str:
-    ds = _read.dataset(answer, "a tf.data.Dataset (your batched pipeline)")
+    ds = _read.dataset(answer, _("a tf.data.Dataset (your batched pipeline)"))
     chain = _stages.stages(ds)
     _no_repeat(chain)
     if _first(chain, "shuffle") is not None:
-        fail("leave shuffle() out: the result must be identical to per_element, image for image.")
+        fail(_("leave shuffle() out: the result must be identical to per_element, image for image."))
     b = _first(chain, "batch")
     maps = [i for i, s in enumerate(chain) if s.kind == "map"]
     if b is None:
-        fail(f"there is no batch() in your pipeline ({_stages.chain_text(chain)}): batch({Q1_BATCH}) first, then map over "
-             "whole batches.")
+        fail(_("there is no batch() in your pipeline ({chain}): batch({batch}) first, then map over "
+               "whole batches.").format(chain=_stages.chain_text(chain), batch=Q1_BATCH))
     if not maps:
-        fail(f"there is no map() in your pipeline ({_stages.chain_text(chain)}): mirror the images with a map after "
-             f"batch({Q1_BATCH}).")
+        fail(_("there is no map() in your pipeline ({chain}): mirror the images with a map after "
+               "batch({batch}).").format(chain=_stages.chain_text(chain), batch=Q1_BATCH))
     if min(maps) < b:
-        fail(f"there is still a map before batch ({_stages.chain_text(chain)}), so it runs once per image. Start again from "
-             f"the images, batch({Q1_BATCH}) first, and do all the work in a map after it.")
+        fail(_("there is still a map before batch ({chain}), so it runs once per image. Start again from "
+               "the images, batch({batch}) first, and do all the work in a map after it.").format(
+            chain=_stages.chain_text(chain), batch=Q1_BATCH))
     source = _grey_source(chain, "tf.data.Dataset.from_tensor_slices(images[:256])")
     _batch_size(chain, b, Q1_BATCH)
     originals = _read.elements(source, 5000)
     if len(originals) != Q1_IMAGES:
-        fail(f"start from images[:{Q1_IMAGES}]; your source holds {len(originals)} images.")
+        fail(_("start from images[:{images}]; your source holds {n} images.").format(
+            images=Q1_IMAGES, n=len(originals)))
     expected = np.stack([np.asarray(mirror(x)) for x in originals])
     batches = _read.elements(ds, 1000)
     if not batches:
-        fail("your dataset produced no elements.")
+        fail(_("your dataset produced no elements."))
     if np.ndim(batches[0]) != 3:
-        fail(f"each element should be a batch [batch, 28, 28]; batch 0 has shape {np.shape(batches[0])}.")
+        fail(_("each element should be a batch [batch, 28, 28]; batch 0 has shape {shape}.").format(
+            shape=np.shape(batches[0])))
     got = np.concatenate(batches)
     if got.shape != expected.shape:
-        fail(f"your pipeline produced {got.shape[0]} images of shape {got.shape[1:]}; expected {expected.shape[0]} "
-             f"of {expected.shape[1:]}.")
+        # Translators: {n} and {want} count images; {shape} and {want_shape} are shapes as Python writes them.
+        fail(_("your pipeline produced {n} images of shape {shape}; expected {want} of {want_shape}.").format(
+            n=got.shape[0], shape=got.shape[1:], want=expected.shape[0], want_shape=expected.shape[1:]))
     start = 0
     for k, batch in enumerate(batches):
         for i in range(len(batch)):
             if not np.array_equal(batch[i], expected[start + i]):
                 hint = ""
                 if np.array_equal(batch[i], originals[start + i][::-1, :]):
-                    hint = (" It is flipped upside down: after batch, axis 0 counts images and axis 1 is the rows, "
-                            "so the columns are axis 2.")
+                    hint = _("It is flipped upside down: after batch, axis 0 counts images and axis 1 is the rows, "
+                             "so the columns are axis 2.")
                 elif np.array_equal(batch[i], originals[start + i]):
-                    hint = " It is not mirrored at all."
-                fail(f"batch {k}, image {i} differs from what the per-element map gives.{hint}")
+                    hint = _("It is not mirrored at all.")
+                fail(sentences(_("batch {k}, image {i} differs from what the per-element map gives.").format(
+                    k=k, i=i), hint))
         start += len(batch)
-    return (f"{len(batches)} batches, {got.shape[0]} images, identical to the per-element map: the mirror now runs "
-            "once per batch.")
+    return _("{n} batches, {images} images, identical to the per-element map: the mirror now runs "
+             "once per batch.").format(n=len(batches), images=got.shape[0])
 
 
 q1 = Question(
-    "Exercise 1: the same mirror, one call per batch",
+    N_("Exercise 1: the same mirror, one call per batch"),
     _check_q1,
     hints=[
-        "Start again from tf.data.Dataset.from_tensor_slices(images[:256]) and call .batch(32) before .map(...).",
-        "After batch each element has shape [batch, 28, 28]: axis 0 counts images, axis 1 is rows, axis 2 is columns.",
-        "Mirroring left to right reverses the columns: tf.reverse(x, axis=[2]) on a batch.",
+        N_("Start again from tf.data.Dataset.from_tensor_slices(images[:256]) and call .batch(32) before .map(...)."),
+        N_("After batch each element has shape [batch, 28, 28]: axis 0 counts images, axis 1 is rows, axis 2 is "
+           "columns."),
+        N_("Mirroring left to right reverses the columns: tf.reverse(x, axis=[2]) on a batch."),
     ],
     solution="""
 images = tutor.data.digits(256, seed=1)[0]
@@ -136,55 +149,58 @@ answer = (
 
 # --------------------------------------------------------------------------- q2
 def _check_q2(answer) -> str:
-    ds = _read.dataset(answer, "a tf.data.Dataset (the fixed pipeline)")
+    ds = _read.dataset(answer, _("a tf.data.Dataset (the fixed pipeline)"))
     chain = _stages.stages(ds)
     _no_repeat(chain)
     rotations = [i for i, s in enumerate(chain) if s.kind == "map" and ROTATE_OP in s.fn_ops and s.random_fn]
     caches = [i for i, s in enumerate(chain) if s.kind == "cache"]
     b = _first(chain, "batch")
     if not rotations:
-        fail(f"your pipeline ({_stages.chain_text(chain)}) has no random rotation any more: keep map(ex.random_rotate), which "
-             "draws a new angle for every image.")
+        fail(_("your pipeline ({chain}) has no random rotation any more: keep map(ex.random_rotate), which "
+               "draws a new angle for every image.").format(chain=_stages.chain_text(chain)))
     if not caches:
-        fail(f"cache() is gone ({_stages.chain_text(chain)}): keep it, placed before map(ex.random_rotate), so the fixed "
-             "work is stored and the rotation runs fresh every epoch.")
+        fail(_("cache() is gone ({chain}): keep it, placed before map(ex.random_rotate), so the fixed "
+               "work is stored and the rotation runs fresh every epoch.").format(chain=_stages.chain_text(chain)))
     if max(caches) > min(rotations):
-        fail(f"cache() still comes after the random rotation ({_stages.chain_text(chain)}): it stores the first epoch's "
-             "angles and replays them. Move cache() before map(ex.random_rotate).")
+        fail(_("cache() still comes after the random rotation ({chain}): it stores the first epoch's "
+               "angles and replays them. Move cache() before map(ex.random_rotate).").format(
+            chain=_stages.chain_text(chain)))
     if b is None:
-        fail(f"batch by {Q2_BATCH}: your pipeline ({_stages.chain_text(chain)}) has no batch().")
+        fail(_("batch by {batch}: your pipeline ({chain}) has no batch().").format(
+            batch=Q2_BATCH, chain=_stages.chain_text(chain)))
     if min(rotations) > b:
-        fail(f"ex.random_rotate rotates ONE image, but in your pipeline ({_stages.chain_text(chain)}) it comes after batch: it "
-             f"gets a whole batch [{Q2_BATCH}, 28, 28] and turns it as if it were one image with 28 channels. Map "
-             "before batch.")
+        fail(_("ex.random_rotate rotates ONE image, but in your pipeline ({chain}) it comes after batch: it "
+               "gets a whole batch [{batch}, 28, 28] and turns it as if it were one image with 28 channels. Map "
+               "before batch.").format(chain=_stages.chain_text(chain), batch=Q2_BATCH))
     _batch_size(chain, b, Q2_BATCH)
-    source = _grey_source(chain, "the same 64 images, tf.data.Dataset.from_tensor_slices(images[:64])")
+    source = _grey_source(chain, _("the same 64 images, tf.data.Dataset.from_tensor_slices(images[:64])"))
     n_source = len(_read.elements(source, 5000))
     if n_source != Q2_IMAGES:
-        fail(f"start from the same {Q2_IMAGES} images, images[:{Q2_IMAGES}]; your source holds {n_source}.")
-    epochs = [_images(_read.elements(ds, 1000)) for _ in range(2)]
+        fail(_("start from the same {images} images, images[:{images}]; your source holds {n}.").format(
+            images=Q2_IMAGES, n=n_source))
+    epochs = [_images(_read.elements(ds, 1000)) for _unused in range(2)]
     for e, images in enumerate(epochs, start=1):
         if len(images) != n_source:
-            fail(f"epoch {e} gave {len(images)} images; every one of the {n_source} images should come out once "
-                 "per epoch.")
+            fail(_("epoch {e} gave {n} images; every one of the {images} images should come out once "
+                   "per epoch.").format(e=e, n=len(images), images=n_source))
     first = sorted(img.tobytes() for img in epochs[0])
     second = sorted(img.tobytes() for img in epochs[1])
     if first == second:
-        fail("epoch 2 gave exactly the same images as epoch 1 (maybe in another order): the rotation is still "
-             "frozen. Make sure nothing random sits before cache().")
+        fail(_("epoch 2 gave exactly the same images as epoch 1 (maybe in another order): the rotation is still "
+               "frozen. Make sure nothing random sits before cache()."))
     changed = sum(a != b for a, b in zip(first, second))
-    return (f"{changed} of {len(first)} images differ between epoch 1 and epoch 2; the augmentation is alive again "
-            f"({_stages.chain_text(chain)}).")
+    return _("{changed} of {n} images differ between epoch 1 and epoch 2; the augmentation is alive again "
+             "({chain}).").format(changed=changed, n=len(first), chain=_stages.chain_text(chain))
 
 
 q2 = Question(
-    "Exercise 2: bring a frozen augmentation back to life",
+    N_("Exercise 2: bring a frozen augmentation back to life"),
     _check_q2,
     hints=[
-        "Draw two epochs with AugmentationGridDisplay.from_epochs: which rows are identical?",
-        "cache() stores whatever reaches it during the first full pass, random draws included.",
-        "Put cache() right after from_tensor_slices (or after the expensive, deterministic decoding), then "
-        "map(ex.random_rotate), then batch(16).",
+        N_("Draw two epochs with AugmentationGridDisplay.from_epochs: which rows are identical?"),
+        N_("cache() stores whatever reaches it during the first full pass, random draws included."),
+        N_("Put cache() right after from_tensor_slices (or after the expensive, deterministic decoding), then "
+           "map(ex.random_rotate), then batch(16)."),
     ],
     solution="""
 images = tutor.data.digits(64, seed=2)[0]
@@ -201,7 +217,7 @@ answer = (
 
 # --------------------------------------------------------------------------- q3
 def _check_q3(answer) -> str:
-    ds = _read.dataset(answer, "a tf.data.Dataset of (images, labels) batches")
+    ds = _read.dataset(answer, _("a tf.data.Dataset of (images, labels) batches"))
     chain = _stages.stages(ds)
     _no_repeat(chain)
     s, b = _first(chain, "shuffle"), _first(chain, "batch")
@@ -209,46 +225,59 @@ def _check_q3(answer) -> str:
     missing = [name for name, where in (("shuffle", s), ("batch", b), ("map(ex.rotate_batch)", rotations or None))
                if where is None]
     if missing:
-        fail(f"your pipeline ({_stages.chain_text(chain)}) has no {' and no '.join(missing)}; it needs shuffle, batch and "
-             "map(ex.rotate_batch).")
+        names = dict(chain=_stages.chain_text(chain), a=missing[0], b=missing[-2:][0], c=missing[-1])
+        # Translators: {a}, {b} and {c} are stages as code: shuffle, batch, map(ex.rotate_batch).
+        if len(missing) == 1:
+            fail(_("your pipeline ({chain}) has no {a}; it needs shuffle, batch and map(ex.rotate_batch).").format(
+                **names))
+        if len(missing) == 2:
+            fail(_("your pipeline ({chain}) has no {b} and no {c}; it needs shuffle, batch and "
+                   "map(ex.rotate_batch).").format(**names))
+        fail(_("your pipeline ({chain}) has no {a} and no {b} and no {c}; it needs shuffle, batch and "
+               "map(ex.rotate_batch).").format(**names))
     if s > b:
-        fail(f"shuffle comes after batch ({_stages.chain_text(chain)}), so it shuffles whole batches and the images inside a "
-             "batch always stay together. Shuffle single images first, then batch.")
+        fail(_("shuffle comes after batch ({chain}), so it shuffles whole batches and the images inside a "
+               "batch always stay together. Shuffle single images first, then batch.").format(
+            chain=_stages.chain_text(chain)))
     if min(rotations) < b:
-        fail(f"the rotation runs before batch ({_stages.chain_text(chain)}): ex.rotate_batch is written for whole batches. "
-             "Put map(ex.rotate_batch) after batch.")
+        fail(_("the rotation runs before batch ({chain}): ex.rotate_batch is written for whole batches. "
+               "Put map(ex.rotate_batch) after batch.").format(chain=_stages.chain_text(chain)))
     _batch_size(chain, b, Q3_BATCH)
     spec = ds.element_spec
     if not (isinstance(spec, tuple) and len(spec) == 2 and spec[0].shape.rank == 3 and spec[1].shape.rank == 1):
-        fail(f"each element should be (images [batch, 28, 28], labels [batch]); got {shorten(spec, 160)}.")
+        fail(_("each element should be (images [batch, 28, 28], labels [batch]); got {spec}.").format(
+            spec=shorten(spec, 160)))
     source = _grey_source(chain, "tf.data.Dataset.from_tensor_slices((images[:256], labels[:256]))")
-    source_labels = [int(e[1]) for e in _read.elements(source, 5000)] if isinstance(source.element_spec, tuple) else None
+    source_labels = [int(e[1]) for e in _read.elements(source, 5000)] \
+        if isinstance(source.element_spec, tuple) else None
     if source_labels is None or len(source_labels) != Q3_IMAGES:
-        fail(f"start from tf.data.Dataset.from_tensor_slices((images[:{Q3_IMAGES}], labels[:{Q3_IMAGES}])): "
-             f"{Q3_IMAGES} images with their labels.")
+        fail(_("start from tf.data.Dataset.from_tensor_slices((images[:{images}], labels[:{images}])): "
+               "{images} images with their labels.").format(images=Q3_IMAGES))
     buffer = chain[s].params.get("buffer_size")
     if isinstance(buffer, int) and 0 < buffer < len(source_labels):
-        fail(f"shuffle({buffer}) holds only {buffer} of the {len(source_labels)} images at a time, so an image can "
-             f"move at most {buffer - 1} places earlier (lesson 03): the order stays close to the original. Use a "
-             f"buffer that holds them all: shuffle({len(source_labels)}).")
+        fail(_("shuffle({buffer}) holds only {buffer} of the {n} images at a time, so an image can "
+               "move at most {places} places earlier (lesson 03): the order stays close to the original. Use a "
+               "buffer that holds them all: shuffle({n}).").format(
+            buffer=buffer, n=len(source_labels), places=buffer - 1))
     batches = _read.elements(ds, 1000)
-    labels = [int(v) for _, lab in batches for v in np.atleast_1d(lab)]
+    labels = [int(v) for _unused, lab in batches for v in np.atleast_1d(lab)]
     if sorted(labels) != sorted(source_labels):
-        fail("one epoch should hold every (image, label) pair exactly once; some labels are missing or repeated.")
+        fail(_("one epoch should hold every (image, label) pair exactly once; some labels are missing or repeated."))
     if labels == source_labels:
-        fail("the labels come out in their original order: nothing was shuffled.")
-    return (f"{len(batches)} batches: shuffled one image at a time, then rotated one batch per call "
-            f"({_stages.chain_text(chain)}).")
+        fail(_("the labels come out in their original order: nothing was shuffled."))
+    return _("{n} batches: shuffled one image at a time, then rotated one batch per call "
+             "({chain}).").format(n=len(batches), chain=_stages.chain_text(chain))
 
 
 q3 = Question(
-    "Exercise 3: put batch where the rotation is vectorized",
+    N_("Exercise 3: put batch where the rotation is vectorized"),
     _check_q3,
     hints=[
-        "rotate_batch is written for whole batches: it draws one angle per image and rotates them all in one op call.",
-        "Shuffling whole batches keeps the same images together forever; shuffle single images, with a buffer "
-        "as large as the data.",
-        "Order: shuffle(256, seed=0), then batch(32), then map(ex.rotate_batch).",
+        N_("rotate_batch is written for whole batches: it draws one angle per image and rotates them all in one op "
+           "call."),
+        N_("Shuffling whole batches keeps the same images together forever; shuffle single images, with a buffer "
+           "as large as the data."),
+        N_("Order: shuffle(256, seed=0), then batch(32), then map(ex.rotate_batch)."),
     ],
     solution="""
 images, labels = tutor.data.digits(256, seed=3)
