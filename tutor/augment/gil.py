@@ -20,6 +20,7 @@ import time
 from typing import Callable
 
 from .._validate import require_positive_int
+from ..i18n import gettext as _
 
 #: The counting thread notes the time at most once per this many seconds.
 SLICE = 0.001
@@ -52,8 +53,8 @@ class GilWatch:
         self.share = min(1.0, self.slices / total)
 
     def __repr__(self) -> str:
-        return (f"<GilWatch {self.seconds * 1000:.0f} ms call: the other thread ran in {self.share:.0%} of it, "
-                f"its longest pause {self.longest_pause * 1000:.0f} ms>")
+        return _("<GilWatch {ms:.0f} ms call: the other thread ran in {share:.0%} of it, its longest pause "
+                 "{pause:.0f} ms>").format(ms=self.seconds * 1000, share=self.share, pause=self.longest_pause * 1000)
 
 
 def _count(stop: threading.Event, started: threading.Event, stamps: list) -> None:
@@ -90,11 +91,11 @@ def watch_gil(fn: Callable[[], object], *, repeats: int = 3) -> GilWatch:
     True
     """
     if not callable(fn):
-        raise TypeError(f"watch_gil expects a function with no arguments, such as lambda: sorted(values); got "
-                        f"{type(fn).__name__}.")
+        raise TypeError(_("watch_gil expects a function with no arguments, such as lambda: sorted(values); got "
+                          "{type}.").format(type=type(fn).__name__))
     repeats = require_positive_int(repeats, "repeats", "watch_gil")
     best = None
-    for _ in range(repeats):
+    for _unused in range(repeats):
         stop, started, stamps = threading.Event(), threading.Event(), []
         counter = threading.Thread(target=_count, args=(stop, started, stamps), daemon=True)
         counter.start()

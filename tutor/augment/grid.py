@@ -15,6 +15,7 @@ import tensorflow as tf
 
 from .._validate import is_infinite, require_dataset, require_positive_int
 from ..display import Display
+from ..i18n import gettext as _
 from ..reading import read
 from .rotation import rotate_all, rotate_images, rotation_angles
 
@@ -80,11 +81,16 @@ class AugmentationGridDisplay(Display):
             if len(images) >= n:
                 break
         if not images:
-            raise ValueError(f"{where}: the dataset is empty, so there are no images to show.")
+            raise ValueError(_("{where}: the dataset is empty, so there are no images to show.").format(where=where))
         images, labels = images[:n], labels[:n]
-        titles = [f"#{k}" + ("" if lab is None else f" label {lab}") for k, lab in enumerate(labels)]
-        head = "the first images, read from the batches in order" if batched else "images as the pipeline emits them"
-        return cls(_stack(images), titles, ncols=ncols, title=title or f"{head}: does the augmentation look right?")
+        # Translators: the title of one image of a grid: its position and its label.
+        titles = [f"#{k}" if lab is None else _("#{k} label {label}").format(k=k, label=lab)
+                  for k, lab in enumerate(labels)]
+        if batched:
+            head = _("the first images, read from the batches in order: does the augmentation look right?")
+        else:
+            head = _("images as the pipeline emits them: does the augmentation look right?")
+        return cls(_stack(images), titles, ncols=ncols, title=title or head)
 
     @classmethod
     def from_function(cls, augment_fn: Callable, images, *, n_samples: int = 8, seed: int = 0,
@@ -101,7 +107,8 @@ class AugmentationGridDisplay(Display):
         """
         where = "AugmentationGridDisplay.from_function"
         if not callable(augment_fn):
-            raise TypeError(f"{where} expects a function image -> augmented image, got {type(augment_fn).__name__}.")
+            raise TypeError(_("{where} expects a function image -> augmented image, got {type}.")
+                            .format(where=where, type=type(augment_fn).__name__))
         n_samples = require_positive_int(n_samples, "n_samples", where)
         originals = _as_image_list(images, where)
         takes_seed = _takes_seed(augment_fn)
@@ -110,15 +117,16 @@ class AugmentationGridDisplay(Display):
         grid, titles = [], []
         for image in originals:
             grid.append(image)
-            titles.append("original")
+            titles.append(_("original"))
             for k in range(n_samples):
                 x = tf.convert_to_tensor(image)
                 out = augment_fn(x, seed=tf.constant([int(seed), k], tf.int64)) if takes_seed else augment_fn(x)
                 out = np.asarray(out)
-                _check_image(out, where, "augment_fn returned")
+                _check_image(out, where)
                 grid.append(out)
-                titles.append(f"draw {k + 1}")
-        return cls(_stack(grid), titles, ncols=n_samples + 1, title=title or "each draw of the same image should differ")
+                titles.append(_("draw {k}").format(k=k + 1))
+        return cls(_stack(grid), titles, ncols=n_samples + 1,
+                   title=title or _("each draw of the same image should differ"))
 
     @classmethod
     def from_epochs(cls, dataset: tf.data.Dataset, *, epochs: int = 2, n: int = 8,
@@ -139,27 +147,32 @@ class AugmentationGridDisplay(Display):
         epochs = require_positive_int(epochs, "epochs", where)
         n = require_positive_int(n, "n", where)
         if is_infinite(dataset):
-            raise ValueError(f"{where}: the dataset never ends (repeat() with no count), so an epoch has no end. Remove the repeat(); each row is one pass.")
+            raise ValueError(_("{where}: the dataset never ends (repeat() with no count), so an epoch has no end. "
+                               "Remove the repeat(); each row is one pass.").format(where=where))
         batched = _is_batched(dataset.element_spec, None, where)
         rows = []
         for e in range(epochs):
             epoch = read(dataset, max_elements=max_elements, where=where)  # the whole epoch: a cache fills only then
             if epoch.more:
-                raise ValueError(f"{where}: an epoch has more than {max_elements} elements; pass a smaller dataset "
-                                 "(for example ds.take(64) before the augmentation).")
-            row = [image for element in epoch.elements for image, _ in _images_of(element, batched)][:n]
+                raise ValueError(_("{where}: an epoch has more than {most} elements; pass a smaller dataset "
+                                   "(for example ds.take(64) before the augmentation).")
+                                 .format(where=where, most=max_elements))
+            row = [image for element in epoch.elements for image, _label in _images_of(element, batched)][:n]
             if not row:
-                raise ValueError(f"{where}: the dataset is empty, so there are no images to show.")
+                raise ValueError(_("{where}: the dataset is empty, so there are no images to show.").format(where=where))
             rows.append(row)
         width = len(rows[0])
         first = np.stack(rows[0])
         changed = np.zeros(width, bool)
         for row in rows[1:]:
             changed |= np.array([not np.array_equal(a, b) for a, b in zip(first, row)])
-        titles = [f"epoch {e + 1}, #{i}" for e in range(epochs) for i in range(width)]
-        if title is None:
-            same = int((~changed).sum())
-            title = f"{same} of {width} images are identical in every epoch" + (": the augmentation is frozen" if same == width and epochs > 1 else "")
+        titles = [_("epoch {epoch}, #{i}").format(epoch=e + 1, i=i) for e in range(epochs) for i in range(width)]
+        same = int((~changed).sum())
+        if title is None and same == width and epochs > 1:
+            title = _("{same} of {width} images are identical in every epoch: the augmentation is frozen").format(
+                same=same, width=width)
+        elif title is None:
+            title = _("{same} of {width} images are identical in every epoch").format(same=same, width=width)
         return cls(_stack([img for row in rows for img in row]), titles, ncols=width, title=title, changed=changed)
 
     # -------------------------------------------------------------------- draw
@@ -231,7 +244,8 @@ class AugmentationGridDisplay(Display):
                                    0.92 * w, 0.8 * h]) for i in range(k)]
         axes = list(np.ravel(np.asarray(ax, dtype=object)))
         if len(axes) < k:
-            raise ValueError(f"AugmentationGridDisplay.plot needs {k} axes for {k} images, got {len(axes)}.")
+            raise ValueError(_("AugmentationGridDisplay.plot needs {k} axes for {k} images, got {got}.")
+                             .format(k=k, got=len(axes)))
         return axes
 
     def _for_imshow(self) -> np.ndarray:
@@ -253,22 +267,25 @@ class AugmentationGridDisplay(Display):
 def _is_batched(spec, batched: bool | None, where: str) -> bool:
     """Work out whether elements are batches of images, and reject non-image datasets."""
     if isinstance(spec, dict):
-        raise TypeError(f"{where} expects elements that are an image or (image, label), got a dict; map it first, e.g. ds.map(lambda d: d['image']).")
+        raise TypeError(_("{where} expects elements that are an image or (image, label), got a dict; map it first, "
+                          "e.g. ds.map(lambda d: d['image']).").format(where=where))
     if isinstance(spec, (tuple, list)):
         if not spec:
-            raise TypeError(f"{where}: the elements are empty tuples; there are no images to show.")
+            raise TypeError(_("{where}: the elements are empty tuples; there are no images to show.").format(where=where))
         spec = spec[0]
     if not isinstance(spec, tf.TensorSpec):
-        raise TypeError(f"{where} expects image tensors, got element_spec={spec}.")
+        raise TypeError(_("{where} expects image tensors, got element_spec={spec}.").format(where=where, spec=spec))
     if not (spec.dtype.is_integer or spec.dtype.is_floating or spec.dtype == tf.bool):
         raise TypeError(
-            f"{where} expects images of numbers (uint8 or float), got dtype {spec.dtype.name}. "
-            "A dataset of file names or JPEG bytes must be decoded first, e.g. ds.map(lambda s: tf.io.decode_jpeg(tf.io.read_file(s)))."
+            _("{where} expects images of numbers (uint8 or float), got dtype {dtype}. A dataset of file names or "
+              "JPEG bytes must be decoded first, e.g. ds.map(lambda s: tf.io.decode_jpeg(tf.io.read_file(s))).")
+            .format(where=where, dtype=spec.dtype.name)
         )
     rank = spec.shape.rank
     if batched is not None:
         if (rank - int(bool(batched))) not in (2, 3):
-            raise ValueError(f"{where}: with batched={batched} the element shape {spec.shape} is not an image HxW or HxWxC.")
+            raise ValueError(_("{where}: with batched={batched} the element shape {shape} is not an image HxW or "
+                               "HxWxC.").format(where=where, batched=batched, shape=spec.shape))
         return bool(batched)
     if rank == 2:
         return False
@@ -278,8 +295,8 @@ def _is_batched(spec, batched: bool | None, where: str) -> bool:
         last = spec.shape[-1]
         return not (last is None or last in (1, 3, 4))
     raise ValueError(
-        f"{where} expects images HxW, HxWx1 or HxWx3 (or batches of them), got element shape {spec.shape}. "
-        "Reshape them first, e.g. ds.map(lambda x: tf.reshape(x, [28, 28]))."
+        _("{where} expects images HxW, HxWx1 or HxWx3 (or batches of them), got element shape {shape}. "
+          "Reshape them first, e.g. ds.map(lambda x: tf.reshape(x, [28, 28])).").format(where=where, shape=spec.shape)
     )
 
 
@@ -306,26 +323,31 @@ def _label(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
-def _check_image(image: np.ndarray, where: str, what: str) -> None:
+def _check_image(image: np.ndarray, where: str) -> None:
+    """What ``augment_fn`` returned must be one image."""
     if image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[-1] not in (1, 3, 4)):
-        raise ValueError(f"{where}: {what} an array of shape {image.shape}; expected one image HxW, HxWx1 or HxWx3.")
+        raise ValueError(_("{where}: augment_fn returned an array of shape {shape}; expected one image HxW, HxWx1 "
+                           "or HxWx3.").format(where=where, shape=image.shape))
 
 
 def _as_image_list(images, where: str) -> list[np.ndarray]:
     arr = np.asarray(images)
     if arr.dtype.kind not in "uifb":
-        raise TypeError(f"{where} expects images as numbers (uint8 or float), got dtype {arr.dtype}.")
+        raise TypeError(_("{where} expects images as numbers (uint8 or float), got dtype {dtype}.")
+                        .format(where=where, dtype=arr.dtype))
     if arr.ndim == 2 or (arr.ndim == 3 and arr.shape[-1] in (1, 3, 4)):
         arr = arr[None]
     if arr.ndim not in (3, 4) or arr.shape[0] == 0:
-        raise ValueError(f"{where} expects a batch of images [k, H, W] or [k, H, W, C] (or one image), got shape {arr.shape}.")
+        raise ValueError(_("{where} expects a batch of images [k, H, W] or [k, H, W, C] (or one image), got shape "
+                           "{shape}.").format(where=where, shape=arr.shape))
     return list(arr)
 
 
 def _stack(images: list) -> np.ndarray:
     shapes = {np.shape(i) for i in images}
     if len(shapes) > 1:
-        raise ValueError(f"all images in the grid must have the same shape, got {sorted(shapes)}; resize them first (tf.image.resize).")
+        raise ValueError(_("all images in the grid must have the same shape, got {shapes}; resize them first "
+                           "(tf.image.resize).").format(shapes=sorted(shapes)))
     return np.stack(images)
 
 
@@ -356,4 +378,5 @@ def rotation_grid(images, *, degrees=30.0, path: str = "tf-batched", seed: int =
     titles = [f"{np.degrees(a):+.0f}°" for a in angles.tolist()]
     low, high = (-abs(degrees), abs(degrees)) if np.isscalar(degrees) else degrees
     return AugmentationGridDisplay(rotated, titles, ncols=ncols,
-                                   title=f"path {path!r}, angles in [{low:g}°, {high:g}°], seed {seed}")
+                                   title=_("path {path!r}, angles in [{low:g}°, {high:g}°], seed {seed}")
+                                   .format(path=path, low=low, high=high, seed=seed))

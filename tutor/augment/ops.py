@@ -19,6 +19,7 @@ import math
 
 import tensorflow as tf
 
+from ..i18n import gettext as _
 from .rotation import rotate, rotate_scipy_tf
 
 __all__ = ["random_rotate", "reset_random", "rotate_batch", "rotate_slow", "stateless_augment"]
@@ -49,10 +50,14 @@ def _with_channels(images: tf.Tensor, batched: bool, where: str):
         return images[..., None], (lambda x: x[..., 0])
     if image_rank == 3:
         return images, (lambda x: x)
-    shape = "[batch, H, W] or [batch, H, W, C]" if batched else "[H, W] or [H, W, C]"
-    raise ValueError(f"{where} expects {shape}, got shape {images.shape}." + (
-        " It is written for whole batches, so batch must come before this map." if batched and rank in (2, 3) and
-        image_rank < 2 else ""))
+    if batched and rank in (2, 3) and image_rank < 2:
+        text = _("{where} expects [batch, H, W] or [batch, H, W, C], got shape {shape}. It is written for whole "
+                 "batches, so batch must come before this map.")
+    elif batched:
+        text = _("{where} expects [batch, H, W] or [batch, H, W, C], got shape {shape}.")
+    else:
+        text = _("{where} expects [H, W] or [H, W, C], got shape {shape}.")
+    raise ValueError(text.format(where=where, shape=images.shape))
 
 
 def random_rotate(image: tf.Tensor, *, degrees: float = 30.0) -> tf.Tensor:
@@ -76,8 +81,8 @@ def rotate_batch(images: tf.Tensor, labels: tf.Tensor | None = None, *, degrees:
     images = tf.convert_to_tensor(images)
     if images.shape.rank not in (3, 4):
         raise ValueError(
-            f"rotate_batch expects a batch of images [batch, H, W] or [batch, H, W, C], got shape {images.shape}: "
-            "it is written for whole batches, so batch must come before this map."
+            _("rotate_batch expects a batch of images [batch, H, W] or [batch, H, W, C], got shape {shape}: "
+              "it is written for whole batches, so batch must come before this map.").format(shape=images.shape)
         )
     x, restore = _with_channels(images, True, "rotate_batch")
     rotated = restore(rotate(x, _random_angles(tf.shape(images)[:1], degrees)))

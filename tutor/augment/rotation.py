@@ -26,13 +26,15 @@ import tensorflow as tf
 
 from .._quiet import stderr_to_devnull
 from .._validate import require_positive_int
+from ..i18n import gettext as _
 
 #: The rotation paths, in the order the lesson times them. "tfa" only where tensorflow-addons imports.
 PATHS = ("scipy", "tf", "tf-batched", "tfa")
 _INTERPOLATIONS = ("nearest", "bilinear")
 _UNSET = object()
 _tfa: Any = _UNSET
-_tfa_reason = ""
+#: Why tensorflow-addons is unavailable: None when it is not installed, else the error its import raised.
+_tfa_error: str | None = None
 
 
 def rotation_angles(n: int, degrees: float | Sequence[float] = 30.0, seed: int = 0) -> np.ndarray:
@@ -56,9 +58,10 @@ def _degree_range(degrees) -> tuple[float, float]:
     elif isinstance(degrees, (tuple, list)) and len(degrees) == 2:
         low, high = float(degrees[0]), float(degrees[1])
     else:
-        raise TypeError(f"degrees must be a number such as 30 (meaning -30..30) or a pair (low, high), got {degrees!r}.")
+        raise TypeError(_("degrees must be a number such as 30 (meaning -30..30) or a pair (low, high), got "
+                          "{degrees!r}.").format(degrees=degrees))
     if low > high:
-        raise ValueError(f"degrees range must have low <= high, got ({low}, {high}).")
+        raise ValueError(_("degrees range must have low <= high, got ({low}, {high}).").format(low=low, high=high))
     return low, high
 
 
@@ -97,7 +100,8 @@ def rotate(images, angles, *, interpolation: str = "bilinear", fill_value: float
     [[0, 0, 1], [0, 1, 0], [1, 0, 0]]
     """
     if interpolation not in _INTERPOLATIONS:
-        raise ValueError(f"interpolation must be one of {_INTERPOLATIONS}, got {interpolation!r}.")
+        raise ValueError(_("interpolation must be one of {choices}, got {interpolation!r}.")
+                         .format(choices=_INTERPOLATIONS, interpolation=interpolation))
     images = tf.convert_to_tensor(images)
     rank = images.shape.rank
     if rank == 2:
@@ -108,8 +112,8 @@ def rotate(images, angles, *, interpolation: str = "bilinear", fill_value: float
         batch = images
     else:
         raise ValueError(
-            f"rotate expects an image HxW or HxWxC or a batch NxHxWxC, got shape {images.shape}. "
-            "For a batch of grey images add a channel axis first: images[..., None]."
+            _("rotate expects an image HxW or HxWxC or a batch NxHxWxC, got shape {shape}. "
+              "For a batch of grey images add a channel axis first: images[..., None].").format(shape=images.shape)
         )
     size = tf.shape(batch)[1:3]
     out = tf.raw_ops.ImageProjectiveTransformV3(
@@ -161,7 +165,7 @@ def import_tfa():
     >>> import_tfa() is None or hasattr(import_tfa(), "image")
     True
     """
-    global _tfa, _tfa_reason
+    global _tfa, _tfa_error
     if _tfa is _UNSET:
         _tfa = None
         try:
@@ -170,9 +174,9 @@ def import_tfa():
                 import tensorflow_addons as tfa  # noqa: F401
             _tfa = tfa
         except ImportError:
-            _tfa_reason = "tensorflow-addons is not installed (it reached end of life in May 2024)"
+            _tfa_error = None
         except Exception as exc:  # an incompatible TensorFlow can break the import in other ways
-            _tfa_reason = f"tensorflow-addons is installed but failed to import ({type(exc).__name__})"
+            _tfa_error = type(exc).__name__
     return _tfa
 
 
@@ -184,15 +188,24 @@ def tfa_status() -> str:
     """
     tfa = import_tfa()
     if tfa is None:
-        return _tfa_reason + ": the tfa path is skipped."
-    return f"tensorflow-addons {tfa.__version__} imports: the tfa path runs too."
+        if _tfa_error is None:
+            return _("tensorflow-addons is not installed (it reached end of life in May 2024): the tfa path is skipped.")
+        return _("tensorflow-addons is installed but failed to import ({error}): the tfa path is skipped.").format(
+            error=_tfa_error)
+    return _("tensorflow-addons {version} imports: the tfa path runs too.").format(version=tfa.__version__)
 
 
 def rotate_tfa(images, angles, *, interpolation: str = "bilinear") -> tf.Tensor:
     """``tfa.image.rotate`` with the same fill as :func:`rotate`; raises ImportError without tfa."""
     tfa = import_tfa()
     if tfa is None:
-        raise ImportError(_tfa_reason + ". Install it only in the legacy environment: pip install -r tests/envs/legacy-requirements.txt")
+        if _tfa_error is None:
+            text = _("tensorflow-addons is not installed (it reached end of life in May 2024). Install it only in the "
+                     "legacy environment: pip install -r tests/envs/legacy-requirements.txt")
+        else:
+            text = _("tensorflow-addons is installed but failed to import ({error}). Install it only in the legacy "
+                     "environment: pip install -r tests/envs/legacy-requirements.txt")
+        raise ImportError(text.format(error=_tfa_error))
     return tfa.image.rotate(images, angles, interpolation=interpolation, fill_mode="constant", fill_value=0.0)
 
 
@@ -224,10 +237,12 @@ def rotation_dataset(
     if images.ndim == 3:
         images = images[..., None]
     if images.ndim != 4:
-        raise ValueError(f"rotation_dataset expects images [n, H, W] or [n, H, W, C], got shape {images.shape}.")
+        raise ValueError(_("rotation_dataset expects images [n, H, W] or [n, H, W, C], got shape {shape}.")
+                         .format(shape=images.shape))
     angles = np.asarray(angles, np.float32).reshape(-1)
     if angles.shape[0] != images.shape[0]:
-        raise ValueError(f"rotation_dataset needs one angle per image: {images.shape[0]} images, {angles.shape[0]} angles.")
+        raise ValueError(_("rotation_dataset needs one angle per image: {images} images, {angles} angles.")
+                         .format(images=images.shape[0], angles=angles.shape[0]))
     batch_size = require_positive_int(batch_size, "batch_size", "rotation_dataset")
     ds = tf.data.Dataset.from_tensor_slices((images, angles))
     if not auto_parallel:
@@ -244,7 +259,7 @@ def rotation_dataset(
     if path == "tfa":
         rotate_tfa(images[:1], angles[:1])  # fails early with a clear message when tfa is missing
         return ds.map(lambda x, a: rotate_tfa(x, a, **kw)).batch(batch_size)
-    raise ValueError(f"path must be one of {PATHS}, got {path!r}.")
+    raise ValueError(_("path must be one of {paths}, got {path!r}.").format(paths=PATHS, path=path))
 
 
 def rotate_all(images, angles, path: str, **kwargs) -> np.ndarray:
@@ -278,7 +293,8 @@ def rotate_images(images, angles, path: str, *, interpolation: str = "bilinear")
         images = images[..., None]
     angles = np.asarray(angles, np.float32).reshape(-1)
     if images.ndim != 4 or angles.shape[0] != images.shape[0]:
-        raise ValueError(f"rotate_images needs images [n, H, W(, C)] and one angle each; got {images.shape} and {angles.shape[0]} angles.")
+        raise ValueError(_("rotate_images needs images [n, H, W(, C)] and one angle each; got {shape} and {angles} "
+                           "angles.").format(shape=images.shape, angles=angles.shape[0]))
     if path == "scipy":
         return np.stack([rotate_scipy(x, a, interpolation=interpolation) for x, a in zip(images, angles.tolist())])
     if path == "tf-batched":
@@ -290,5 +306,5 @@ def rotate_images(images, angles, path: str, *, interpolation: str = "bilinear")
         rotate_tfa(images[:1], angles[:1])
         fn = _compiled_fn(f"tfa-{interpolation}", lambda x, a: rotate_tfa(x, a, interpolation=interpolation))
     else:
-        raise ValueError(f"path must be one of {PATHS}, got {path!r}.")
+        raise ValueError(_("path must be one of {paths}, got {path!r}.").format(paths=PATHS, path=path))
     return np.stack([fn(tf.constant(x), tf.constant(a)).numpy() for x, a in zip(images, angles)])

@@ -14,14 +14,16 @@ from .. import style
 from ..bench import Timing, time_pipeline
 from ..verdict import Comparison
 from ..display import Display, new_axes
+from ..i18n import N_, ngettext
+from ..i18n import gettext as _
 from .rotation import PATHS, available_paths, rotation_angles, rotation_dataset
 
-#: What each path is called on the chart.
+#: What each path is called on the chart (English; translated where drawn).
 PATH_LABELS = {
-    "scipy": "(a) SciPy in py_function,\nper image",
-    "tf": "(b) TF op per image",
-    "tf-batched": "(c) TF op after batch",
-    "tfa": "(b') tfa.image.rotate,\nper image",
+    "scipy": N_("(a) SciPy in py_function,\nper image"),
+    "tf": N_("(b) TF op per image"),
+    "tf-batched": N_("(c) TF op after batch"),
+    "tfa": N_("(b') tfa.image.rotate,\nper image"),
 }
 
 
@@ -68,10 +70,14 @@ class RotationTimingDisplay(Display):
         """A few words on ``path`` against ``reference``: the verdict with the factor, or the plain factor."""
         c = self.comparison(reference, path)
         if c is None:
-            return f"{self.ratio(reference, path):.1f}x as fast as {reference}"
-        if c.verdict == "no clear difference":
-            return f"no clear difference from {reference}"
-        return f"{c.factor:.1f}x {c.verdict} than {reference}"
+            # Translators: {reference} is a rotation path's name, such as scipy or tf-batched.
+            return _("{ratio:.1f}x as fast as {reference}").format(ratio=self.ratio(reference, path),
+                                                                   reference=reference)
+        if c.verdict == "faster":
+            return _("{factor:.1f}x faster than {reference}").format(factor=c.factor, reference=reference)
+        if c.verdict == "slower":
+            return _("{factor:.1f}x slower than {reference}").format(factor=c.factor, reference=reference)
+        return _("no clear difference from {reference}").format(reference=reference)
 
     @property
     def ratios(self) -> dict[str, float]:
@@ -88,7 +94,9 @@ class RotationTimingDisplay(Display):
     def summary(self) -> str:
         """One line per path (seconds, images/s) and one per ratio, judged by the verdict helper
         (:func:`tutor.verdict.compare`'s rule: "faster", "slower" or "no clear difference")."""
-        lines = [f"{p:<11} {t.median:8.3f} s  {t.per_second:>10,.0f} images/s" for p, t in self.timings.items()]
+        lines = [_("{path:<11} {seconds:8.3f} s  {rate:>10,.0f} images/s").format(path=p, seconds=t.median,
+                                                                                   rate=t.per_second)
+                 for p, t in self.timings.items()]
         lines += [f"{name.split(' / ')[1]:<11} {self.versus(*name.split(' / '))}" for name in self.ratios]
         return "\n".join(lines)
 
@@ -107,7 +115,8 @@ class RotationTimingDisplay(Display):
         paths = list(available_paths() if paths is None else paths)
         bad = [p for p in paths if p not in PATHS]
         if bad or not paths:
-            raise ValueError(f"paths must be a non-empty list drawn from {PATHS}, got {paths!r}.")
+            raise ValueError(_("paths must be a non-empty list drawn from {choices}, got {paths!r}.")
+                             .format(choices=PATHS, paths=paths))
         timings = {}
         for p in paths:
             ds = rotation_dataset(images, angles, p, batch_size=batch_size, auto_parallel=auto_parallel)
@@ -129,17 +138,18 @@ class RotationTimingDisplay(Display):
         """
         where = "RotationTimingDisplay.from_pipelines"
         if not isinstance(pipelines, dict) or not pipelines:
-            raise TypeError(f"{where} expects a dict such as {{'scipy': path_a, 'tf': path_b}}, got "
-                            f"{type(pipelines).__name__}.")
+            raise TypeError(_("{where} expects a dict such as {example}, got {type}.").format(
+                where=where, example="{'scipy': path_a, 'tf': path_b}", type=type(pipelines).__name__))
         bad = [p for p in pipelines if p not in PATHS]
         if bad:
-            raise ValueError(f"{where}: the keys name the paths and must be drawn from {PATHS}, got {bad!r}.")
+            raise ValueError(_("{where}: the keys name the paths and must be drawn from {choices}, got {bad!r}.")
+                             .format(where=where, choices=PATHS, bad=bad))
         timings = {p: time_pipeline(ds, repeats=repeats, warmup=warmup, count="rows", label=p)
                    for p, ds in pipelines.items()}
         counts = {p: t.elements for p, t in timings.items()}
         if len(set(counts.values())) > 1:
-            raise ValueError(f"{where}: the pipelines produced different numbers of images {counts}; "
-                             "time every path on the same images.")
+            raise ValueError(_("{where}: the pipelines produced different numbers of images {counts}; "
+                               "time every path on the same images.").format(where=where, counts=counts))
         return cls(timings, next(iter(counts.values())))
 
     def plot(self, *, ax=None, title: str | None = None) -> "RotationTimingDisplay":
@@ -151,7 +161,7 @@ class RotationTimingDisplay(Display):
         colours = [style.color({"scipy": 5, "tf": 0, "tf-batched": 2, "tfa": 4}[p]) for p in paths]
         self.bars_ = ax.barh(ys, secs, color=colours, height=0.6)
         ax.set_yticks(ys)
-        ax.set_yticklabels([PATH_LABELS[p] for p in paths])
+        ax.set_yticklabels([_(PATH_LABELS[p]) for p in paths])
         self.labels_ = []
         for i, (p, y, s) in enumerate(zip(paths, ys, secs)):
             text = f"{s:.2f} s"
@@ -161,7 +171,9 @@ class RotationTimingDisplay(Display):
             self.labels_.append(ax.text(s, y, " " + text, va="center", fontsize="small"))
         ax.set_xlim(0, max(secs) * 1.9)
         passes = len(self.timings[paths[0]].times)
-        ax.set_xlabel(f"seconds to rotate {self.n_images:,} images (median of {passes} pass{'es' if passes > 1 else ''})")
-        ax.set_title(title or "Same images, same angles: where the rotation runs decides the speed", loc="left")
+        ax.set_xlabel(ngettext("seconds to rotate {n:,} images (median of {passes} pass)",
+                               "seconds to rotate {n:,} images (median of {passes} passes)",
+                               passes if passes > 1 else 1).format(n=self.n_images, passes=passes))
+        ax.set_title(title or _("Same images, same angles: where the rotation runs decides the speed"), loc="left")
         self.ax_, self.figure_ = ax, fig
         return self
