@@ -251,10 +251,8 @@ class ServiceTiming:
         self.startup, self.work, self.finish, self.elements = float(startup), float(work), float(finish), int(elements)
 
     def __repr__(self) -> str:
-        return (
-            f"<ServiceTiming {self.elements} elements: start-up {self.startup:.2f} s, work {self.work:.2f} s, "
-            f"finish {self.finish:.2f} s>"
-        )
+        return _("<ServiceTiming {elements} elements: start-up {startup:.2f} s, work {work:.2f} s, finish {finish:.2f} "
+                 "s>").format(elements=self.elements, startup=self.startup, work=self.work, finish=self.finish)
 
 
 def time_job(dataset: tf.data.Dataset, *, max_elements: int = 100_000) -> ServiceTiming:
