@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence, Union
 import tensorflow as tf
 
 from ._validate import is_infinite, require_dataset, require_positive_int, require_seconds
+from .i18n import gettext as _
 from .reading import time_pass
 
 DatasetOrBuilder = Union[tf.data.Dataset, Callable[[], tf.data.Dataset]]
@@ -60,11 +61,22 @@ class Timing:
         return self.elements / self.median if self.median > 0 else float("inf")
 
     def __repr__(self) -> str:
-        name = f"{self.label}: " if self.label else ""
-        return (
-            f"<Timing {name}median {self.median:.3f} s over {len(self.times)} passes, "
-            f"{self.elements} {self.unit} -> {self.per_second:,.0f} {self.unit}/s; first pass {self.first_seconds:.3f} s>"
-        )
+        if self.unit not in ("elements", "rows"):  # a unit of the caller's own: said as given, in English
+            name = f"{self.label}: " if self.label else ""
+            return (f"<Timing {name}median {self.median:.3f} s over {len(self.times)} passes, {self.elements} "
+                    f"{self.unit} -> {self.per_second:,.0f} {self.unit}/s; first pass {self.first_seconds:.3f} s>")
+        if self.unit == "rows":
+            said = (_("<Timing {label}: median {median:.3f} s over {passes} passes, {n} rows -> {rate:,.0f} rows/s; "
+                      "first pass {first:.3f} s>") if self.label else
+                    _("<Timing median {median:.3f} s over {passes} passes, {n} rows -> {rate:,.0f} rows/s; first "
+                      "pass {first:.3f} s>"))
+        else:
+            said = (_("<Timing {label}: median {median:.3f} s over {passes} passes, {n} elements -> {rate:,.0f} "
+                      "elements/s; first pass {first:.3f} s>") if self.label else
+                    _("<Timing median {median:.3f} s over {passes} passes, {n} elements -> {rate:,.0f} elements/s; "
+                      "first pass {first:.3f} s>"))
+        return said.format(label=self.label, median=self.median, passes=len(self.times), n=self.elements,
+                           rate=self.per_second, first=self.first_seconds)
 
 
 def time_pipeline(
@@ -114,7 +126,8 @@ def time_pipeline(
     repeats = require_positive_int(repeats, "repeats", where)
     warmup = require_positive_int(warmup, "warmup", where, minimum=0)
     if count not in _COUNTS:
-        raise ValueError(f"{where}: count must be one of {_COUNTS}, got {count!r}.")
+        raise ValueError(_("{where}: count must be one of {counts}, got {count!r}.").format(where=where, counts=_COUNTS,
+                                                                                           count=count))
     if max_elements is not None:
         max_elements = require_positive_int(max_elements, "max_elements", where)
     if timeout is not None:
@@ -123,16 +136,17 @@ def time_pipeline(
     if isinstance(dataset, tf.data.Dataset):
         ds = dataset
     elif callable(dataset):
-        ds = require_dataset(dataset(), f"{where} (the value your builder returned)")
+        # Translators: names what was checked in a bad-input sentence, e.g. "time_pipeline (the value ...)".
+        ds = require_dataset(dataset(), _("{where} (the value your builder returned)").format(where=where))
     else:
         ds = require_dataset(dataset, where)
     if max_elements is not None:
         ds = ds.take(max_elements)
     elif is_infinite(ds):
-        raise ValueError(
-            f"{where}: this dataset never ends (it has repeat() with no count), so one pass cannot finish. "
+        raise ValueError(_(
+            "{where}: this dataset never ends (it has repeat() with no count), so one pass cannot finish. "
             "Pass max_elements=... to time that many elements, or remove the repeat()."
-        )
+        ).format(where=where))
     passes = repeats if include_first else warmup + repeats
     times, elements = [], 0
     for index in range(passes):
@@ -152,9 +166,10 @@ def most_at_once(intervals: Sequence[tuple[float, float]]) -> int:
     >>> most_at_once([(0, 1), (1, 2)])
     1
     """
-    events = sorted([(float(end), -1) for _, end in intervals] + [(float(start), 1) for start, _ in intervals])
+    events = sorted([(float(end), -1) for _unused, end in intervals]
+                    + [(float(start), 1) for start, _unused in intervals])
     open_now = best = 0
-    for _, change in events:  # at equal times an end (-1) sorts before a start (+1)
+    for _unused, change in events:  # at equal times an end (-1) sorts before a start (+1)
         open_now += change
         best = max(best, open_now)
     return best
@@ -186,8 +201,8 @@ class CallRecorder:
 
     def __init__(self, fn: Callable):
         if not callable(fn):
-            raise TypeError(f"CallRecorder expects a function to wrap, got {type(fn).__name__}; "
-                            "pass the function itself, e.g. CallRecorder(my_function), without calling it.")
+            raise TypeError(_("CallRecorder expects a function to wrap, got {type}; pass the function itself, e.g. "
+                              "CallRecorder(my_function), without calling it.").format(type=type(fn).__name__))
         self.fn = fn
         self._lock = threading.Lock()
         self._intervals: list[tuple[float, float]] = []
@@ -222,4 +237,5 @@ class CallRecorder:
 
     def __repr__(self) -> str:
         name = getattr(self.fn, "__name__", type(self.fn).__name__)
-        return f"CallRecorder({name}: {self.calls} calls, at most {self.most_at_once} at once)"
+        return _("CallRecorder({name}: {calls} calls, at most {most} at once)").format(
+            name=name, calls=self.calls, most=self.most_at_once)

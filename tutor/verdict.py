@@ -17,9 +17,19 @@ import time
 from typing import Any, Callable, Sequence
 
 from ._validate import is_infinite, require_positive_int, require_seconds
+from .i18n import N_
+from .i18n import gettext as _
 from .reading import time_pass
 
 VERDICTS = ("faster", "slower", "no clear difference")
+# Translators: {second} and {first} are times such as "0.41 s" or "12.5 ms", {runs} e.g. "median of 5 runs";
+# {factor:.1f}x reads "1.8x", how many times faster.
+_FASTER = N_("{b} took {second} against {first} for {a} ({runs}): faster, {factor:.1f}x.")
+# Translators: as the sentence above; {factor:.1f}x is how many times slower.
+_SLOWER = N_("{b} took {second} against {first} for {a} ({runs}): slower, {factor:.1f}x.")
+# Translators: {ratio:.2f}x the time reads "1.00x the time"; the spreads are ranges such as "0.95-1.05 s".
+_NO_CLEAR_DIFFERENCE = N_("{b} took {second} against {first} for {a} ({runs}): no clear difference on this machine "
+                          "({ratio:.2f}x the time; the runs spread over {second_spread} and {first_spread}).")
 
 
 class Comparison:
@@ -71,19 +81,21 @@ class Comparison:
         """One sentence with the numbers and the verdict."""
         a, b = self.labels
         n, m = len(self.first_times), len(self.second_times)
-        runs = f"median of {n} alternating runs" if self.alternating else (
-            f"median of {n} runs" if n == m else f"medians of {n} and {m} runs")
-        head = f"{b} took {_seconds(self.second_median)} against {_seconds(self.first_median)} for {a} ({runs})"
-        if self.verdict == "no clear difference":
-            return (f"{head}: no clear difference on this machine ({self.ratio:.2f}x the time; the runs spread over "
-                    f"{_span(self.second_times)} and {_span(self.first_times)}).")
-        return f"{head}: {self.verdict}, {self.factor:.1f}x."
+        # Translators: how the times were summarized, in parentheses after the times of a verdict.
+        runs = _("median of {n} alternating runs") if self.alternating else (
+            _("median of {n} runs") if n == m else _("medians of {n} and {m} runs"))
+        said = {"faster": _FASTER, "slower": _SLOWER}.get(self.verdict, _NO_CLEAR_DIFFERENCE)
+        return _(said).format(a=a, b=b, second=_seconds(self.second_median), first=_seconds(self.first_median),
+                              runs=runs.format(n=n, m=m), factor=self.factor, ratio=self.ratio,
+                              second_spread=_span(self.second_times), first_spread=_span(self.first_times))
 
     def __str__(self) -> str:
         return self.sentence
 
     def __repr__(self) -> str:
-        return f"<Comparison {self.labels[1]} against {self.labels[0]}: {self.verdict}, ratio {self.ratio:.2f}>"
+        # Translators: {verdict} stays English: it is the value code compares ("faster", "slower", ...).
+        return _("<Comparison {b} against {a}: {verdict}, ratio {ratio:.2f}>").format(
+            b=self.labels[1], a=self.labels[0], verdict=self.verdict, ratio=self.ratio)
 
 
 def decide(first_times: Sequence[float], second_times: Sequence[float], *, min_effect: float = 0.05) -> str:
@@ -147,15 +159,17 @@ def compare(first, second, *, labels: Sequence[str] = ("A", "B"), repeats: int =
     """
     where = "compare"
     if isinstance(labels, str) or len(labels) != 2:
-        raise ValueError(f"{where}: labels must be two names, for example labels=('cache', 'no cache'); got {labels!r}.")
+        raise ValueError(_("{where}: labels must be two names, for example labels=('cache', 'no cache'); got "
+                           "{labels!r}.").format(where=where, labels=labels))
     if isinstance(min_effect, bool) or not isinstance(min_effect, (int, float)) or not 0 <= min_effect < 1:
-        raise ValueError(f"{where}: min_effect must be a fraction between 0 and 1 (0.05 = 5 %), got {min_effect!r}.")
+        raise ValueError(_("{where}: min_effect must be a fraction between 0 and 1 (0.05 = 5 %), got "
+                           "{min_effect!r}.").format(where=where, min_effect=min_effect))
     given = [_as_times(x, name, where) for x, name in ((first, "first"), (second, "second"))]
     if all(t is not None for t in given):
         return _shown(Comparison(given[0], given[1], labels=labels, min_effect=min_effect), show)
     if any(t is not None for t in given):
-        raise TypeError(f"{where}: pass two lists of seconds, or two things to measure (functions or datasets), "
-                        "not one of each.")
+        raise TypeError(_("{where}: pass two lists of seconds, or two things to measure (functions or datasets), "
+                          "not one of each.").format(where=where))
     repeats = require_positive_int(repeats, "repeats", where, minimum=3)
     warmup = require_positive_int(warmup, "warmup", where, minimum=0)
     if timeout is not None:
@@ -177,8 +191,9 @@ def compare(first, second, *, labels: Sequence[str] = ("A", "B"), repeats: int =
 
 def _own_seconds(value, label: str, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
-        raise TypeError(f"{where}: with times_itself=True each function must return the seconds it measured (a "
-                        f"number of 0 or more); {label!r} returned {type(value).__name__} {value!r:.40}.")
+        raise TypeError(_("{where}: with times_itself=True each function must return the seconds it measured (a "
+                          "number of 0 or more); {label!r} returned {type} {value!r:.40}.").format(
+            where=where, label=label, type=type(value).__name__, value=value))
     return float(value)
 
 
@@ -193,25 +208,30 @@ def _as_times(value, name: str, where: str) -> list[float] | None:
         value = value.times
     if isinstance(value, str) or callable(value) or _is_dataset(value) or not isinstance(value, Sequence):
         if isinstance(value, str) or not (callable(value) or _is_dataset(value)):
-            raise TypeError(f"{where}: {name} must be a function to run (no arguments), a tf.data.Dataset, or a "
-                            f"list of seconds; got {type(value).__name__}.")
+            # Translators: {name} is the argument, first or second.
+            raise TypeError(_("{where}: {name} must be a function to run (no arguments), a tf.data.Dataset, or a "
+                              "list of seconds; got {type}.").format(where=where, name=name,
+                                                                      type=type(value).__name__))
         return None
     times = list(value)
     bad = [t for t in times if isinstance(t, bool) or not isinstance(t, (int, float)) or not t >= 0
            or t == float("inf")]
     if bad:
-        raise ValueError(f"{where}: {name} must hold seconds (numbers >= 0); {bad[0]!r} is not one.")
+        raise ValueError(_("{where}: {name} must hold seconds (numbers >= 0); {bad!r} is not one.").format(
+            where=where, name=name, bad=bad[0]))
     if len(times) < 3:
-        raise ValueError(f"{where}: {name} holds {len(times)} time(s); a verdict needs at least 3 runs of each, "
-                         "because the spread between runs decides what counts as a difference.")
+        raise ValueError(_("{where}: {name} holds {n} time(s); a verdict needs at least 3 runs of each, because the "
+                           "spread between runs decides what counts as a difference.").format(
+            where=where, name=name, n=len(times)))
     return [float(t) for t in times]
 
 
 def _as_run(value, name: str, where: str, timeout: float | None) -> Callable[[], Any]:
     if _is_dataset(value):
         if is_infinite(value):
-            raise ValueError(f"{where}: the {name} dataset never ends (repeat() with no count), so one run cannot "
-                             "finish; add .take(n) to measure n elements.")
+            # Translators: {name} is first or second.
+            raise ValueError(_("{where}: the {name} dataset never ends (repeat() with no count), so one run cannot "
+                               "finish; add .take(n) to measure n elements.").format(where=where, name=name))
         return lambda: time_pass(value, timeout=timeout, where=where)[1]
     return value
 
