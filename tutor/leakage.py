@@ -19,6 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from ._validate import require_dataset, require_positive_int
+from .i18n import gettext as _
 from .reading import DEFAULT_TIMEOUT, read
 
 __all__ = ["LeakageReport", "check_leakage", "element_keys"]
@@ -52,16 +53,17 @@ def element_keys(dataset: tf.data.Dataset, *, key: str | Callable | None = None,
     if key is None and isinstance(spec, dict) and "id" in spec:
         key = "id"
     if isinstance(key, str) and not (isinstance(spec, dict) and key in spec):
-        raise KeyError(f"key={key!r}: the elements are not dicts holding {key!r}; their spec is {spec}.")
+        raise KeyError(_("key={key!r}: the elements are not dicts holding {key!r}; their spec is {spec}.").format(
+            key=key, spec=spec))
     if batched is None:
         first = tf.nest.flatten(spec)[0]
         batched = first.shape.rank is not None and first.shape.rank >= 1 and first.shape[0] is None
     ds = dataset.unbatch() if batched else dataset
     result = read(ds, max_elements=max_elements, timeout=timeout, where="check_leakage")
     if result.more:
-        raise ValueError(f"check_leakage read more than {max_elements:,} elements from one epoch; "
-                         "is there a repeat() with no count? Pass the datasets before repeat(), "
-                         "or raise max_elements.")
+        raise ValueError(_("check_leakage read more than {max_elements:,} elements from one epoch; is there a "
+                           "repeat() with no count? Pass the datasets before repeat(), or raise "
+                           "max_elements.").format(max_elements=max_elements))
     keys = []
     for element in result.elements:
         if callable(key):
@@ -96,17 +98,23 @@ class LeakageReport:
 
     def __str__(self) -> str:
         n_train, n_val = len(self.train_epochs[0]), len(self.val_epochs[0])
-        sizes = f"train {n_train:,} and validation {n_val:,} elements per epoch"
         if not self.leaked:
-            return f"No leakage: {sizes}; the two sets never share an element across {len(self.train_epochs)} epochs."
-        per = ", ".join(f"epoch {i + 1}: {n}" for i, n in enumerate(self.epoch_overlaps))
+            return _("No leakage: train {train:,} and validation {val:,} elements per epoch; the two sets never share "
+                     "an element across {epochs} epochs.").format(train=n_train, val=n_val,
+                                                                  epochs=len(self.train_epochs))
+        # Translators: one epoch's count of shared elements, in a list such as "epoch 1: 0, epoch 2: 3".
+        per = ", ".join(_("epoch {epoch}: {n}").format(epoch=i + 1, n=n) for i, n in enumerate(self.epoch_overlaps))
         shown = ", ".join(str(k) for k in self.overlap[:8]) + (", ..." if len(self.overlap) > 8 else "")
-        why = (" The validation set itself changed between epochs: it was split off a dataset that "
-               "reshuffles every epoch. Fix a random order once (shuffle with reshuffle_each_iteration=False "
-               "and a buffer as large as the data), split that with take and skip, then shuffle only the "
-               "training part." if self.val_changed else "")
-        return (f"LEAKAGE: {len(self.overlap):,} element(s) appear in both train and validation ({sizes}; "
-                f"shared within {per}). First shared: {shown}.{why}")
+        # Translators: {per} lists the shared elements per epoch ("epoch 1: 0, epoch 2: 3"); {shown} lists ids.
+        said = _("LEAKAGE: {n:,} element(s) appear in both train and validation (train {train:,} and validation "
+                 "{val:,} elements per epoch; shared within {per}). First shared: {shown}.").format(
+            n=len(self.overlap), train=n_train, val=n_val, per=per, shown=shown)
+        if self.val_changed:
+            said += " " + _("The validation set itself changed between epochs: it was split off a dataset that "
+                            "reshuffles every epoch. Fix a random order once (shuffle with "
+                            "reshuffle_each_iteration=False and a buffer as large as the data), split that with "
+                            "take and skip, then shuffle only the training part.")
+        return said
 
     __repr__ = __str__
 
@@ -130,7 +138,7 @@ def check_leakage(train: tf.data.Dataset, val: tf.data.Dataset, *, epochs: int =
     epochs = require_positive_int(epochs, "epochs", "check_leakage")
     opts = dict(key=key, batched=batched, max_elements=max_elements, timeout=timeout)
     train_epochs, val_epochs = [], []
-    for _ in range(epochs):
+    for _unused in range(epochs):
         train_epochs.append(element_keys(train, **opts))
         val_epochs.append(element_keys(val, **opts))
     return LeakageReport(train_epochs, val_epochs)

@@ -17,6 +17,8 @@ import tensorflow as tf
 from . import style
 from ._validate import is_infinite, require_dataset, require_positive_int
 from .display import Display, new_axes
+from .i18n import N_, ngettext
+from .i18n import gettext as _
 
 __all__ = ["DeviceReport", "StepTimer", "StepTimeDisplay", "HistoryDisplay",
            "compare_step_times", "detect_device", "without_auto_speedups", "small_cnn", "time_steps"]
@@ -49,13 +51,19 @@ class DeviceReport:
         return bool(self.gpus)
 
     def __str__(self) -> str:
-        amount = f"{self.cpus:.1f} CPU{'' if self.cpus == 1 else 's'} of time"
+        one = 1 if self.cpus == 1 else 2  # "1.0 CPU of time", "2.0 CPUs of time"
         if self.has_gpu:
-            text = (f"TensorFlow sees {len(self.gpus)} GPU(s): {', '.join(self.gpus)}. Keras places the model "
-                    f"on the GPU; the input pipeline runs on the CPU, with the {amount} this process may use.")
+            # Translators: {gpus} lists the GPUs' names; {cpus} is a number such as "1.0".
+            text = ngettext("TensorFlow sees {n} GPU(s): {gpus}. Keras places the model on the GPU; the input "
+                            "pipeline runs on the CPU, with the {cpus} CPU of time this process may use.",
+                            "TensorFlow sees {n} GPU(s): {gpus}. Keras places the model on the GPU; the input "
+                            "pipeline runs on the CPU, with the {cpus} CPUs of time this process may use.", one)
         else:
-            text = (f"TensorFlow sees no GPU: the model trains on the CPU, sharing with the input pipeline the "
-                    f"{amount} this process may use.")
+            text = ngettext("TensorFlow sees no GPU: the model trains on the CPU, sharing with the input pipeline "
+                            "the {cpus} CPU of time this process may use.",
+                            "TensorFlow sees no GPU: the model trains on the CPU, sharing with the input pipeline "
+                            "the {cpus} CPUs of time this process may use.", one)
+        text = text.format(n=len(self.gpus), gpus=", ".join(self.gpus), cpus=f"{self.cpus:.1f}")
         return text + (f"\n{self.cpu}" if self.cpu else "")
 
     __repr__ = __str__
@@ -177,7 +185,7 @@ def compare_step_times(model_fn: Callable[[], object], datasets: Mapping[str, tf
     model = model_fn()
     models = {name: model for name in datasets}
     best: dict[str, np.ndarray] = {}
-    for _ in range(rounds):
+    for _unused in range(rounds):
         for name, ds in datasets.items():
             t = time_steps(models[name], ds, steps=steps, warmup=warmup)
             if name not in best or np.median(t) < np.median(best[name]):
@@ -230,12 +238,16 @@ class StepTimeDisplay(Display):
 
         for key in (reference, name):
             if key not in self.times:
-                raise KeyError(f"StepTimeDisplay.verdict: no pipeline named {key!r}; the names are {list(self.times)}.")
+                raise KeyError(_("StepTimeDisplay.verdict: no pipeline named {key!r}; the names are "
+                                 "{names}.").format(key=key, names=list(self.times)))
+        # Translators: a pipeline's name in a verdict, e.g. "prefetch steps took 12.0 ms against ...".
+        steps = _("{name} steps")
         return Comparison(self.times[reference], self.times[name],
-                          labels=(f"{reference} steps", f"{name} steps"))
+                          labels=(steps.format(name=reference), steps.format(name=name)))
 
     def __str__(self) -> str:
-        return "\n".join(f"{k}: median {m * 1000:.1f} ms per step" for k, m in self.medians.items())
+        return "\n".join(_("{name}: median {ms:.1f} ms per step").format(name=k, ms=m * 1000)
+                         for k, m in self.medians.items())
 
     __repr__ = __str__
 
@@ -252,11 +264,16 @@ class StepTimeDisplay(Display):
         from matplotlib.ticker import MaxNLocator
 
         self.ax_.xaxis.set_major_locator(MaxNLocator(integer=True))
-        self.ax_.set_xlabel("training step (after warm-up)")
-        self.ax_.set_ylabel("step time (ms)")
-        self.ax_.set_title(title if title is not None else "Time per training step: lower is better (dashed: median)")
+        self.ax_.set_xlabel(_("training step (after warm-up)"))
+        self.ax_.set_ylabel(_("step time (ms)"))
+        self.ax_.set_title(title if title is not None else
+                           _("Time per training step: lower is better (dashed: median)"))
         self.ax_.legend(loc="upper right", fontsize="small")
         return self
+
+
+# Translators: the axes of a training curve; the legend keeps Keras's metric names (loss, val_loss, accuracy).
+_AXIS_NAMES = {"loss": N_("loss"), "accuracy": N_("accuracy")}
 
 
 class HistoryDisplay(Display):
@@ -291,15 +308,16 @@ class HistoryDisplay(Display):
                     epochs = np.arange(1, len(self.history[key]) + 1)
                     (self.lines_[key],) = target.plot(epochs, self.history[key], ls=ls, marker="o",
                                                       color=style.color(4 if i == 0 else 0), label=key)
-            target.set_ylabel(base)
+            target.set_ylabel(_(_AXIS_NAMES[base]))
             if base == "accuracy":
                 self.acc_ax_ = target
-        self.ax_.set_xlabel("epoch")
+        self.ax_.set_xlabel(_("epoch"))
         if epochs is not None:
             self.ax_.set_xticks(epochs)
         handles = list(self.lines_.values())
         self.ax_.legend(handles, [h.get_label() for h in handles], loc="center right", fontsize="small")
-        self.ax_.set_title(title if title is not None else "Training curve: loss falls, accuracy rises (dashed: validation)")
+        self.ax_.set_title(title if title is not None else
+                           _("Training curve: loss falls, accuracy rises (dashed: validation)"))
         return self
 
 
