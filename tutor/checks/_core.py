@@ -15,6 +15,7 @@ the original text in a collapsed detail.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .. import render
@@ -99,6 +100,32 @@ class Result:
         # Translators: the label of the collapsed detail that holds TensorFlow's own error text.
         return render.box(_(label), self.message, colour=colour, details=self.details,
                           details_label=_("what TensorFlow said"))
+
+
+class Choices(Mapping):
+    """A question's lettered choices: the English texts, marked with ``N_``, read in the current language.
+
+    A lesson prints them (``for letter, text in ex.CHOICES.items(): print(letter, text)``) and its checker
+    reads the letters, which never change.
+
+    >>> Choices({"a": "yes", "b": "no"})["a"], list(Choices({"a": "yes", "b": "no"}))
+    ('yes', ['a', 'b'])
+    """
+
+    def __init__(self, texts: dict[str, str]):
+        self._texts = dict(texts)
+
+    def __getitem__(self, letter: str) -> str:
+        return _(self._texts[letter])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
 
 
 class Text:

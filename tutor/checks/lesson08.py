@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ..i18n import N_, ngettext
+from ..i18n import gettext as _
 from ._core import fail
 from ._decode_once import (BATCH, EPOCHS, N_FILES, augment, batch_values, check_augmentation, check_content,
                            check_decode_runs, decode, decode_calls, exercise_source, require_stages, stage_chain)
@@ -28,15 +30,16 @@ def _check_shuffle_stage(chain: list, found: dict) -> None:
     text = chain_text(chain)
     shuffle = chain[found["shuffle"][0]]
     if found["shuffle"][0] > found["batch"][0]:
-        fail(f"shuffle() comes after batch ({text}): it reorders whole batches, so the same {BATCH} files always "
-             f"travel together. Shuffle the files before batch({BATCH}).")
+        fail(_("shuffle() comes after batch ({chain}): it reorders whole batches, so the same {batch} files always "
+               "travel together. Shuffle the files before batch({batch}).").format(chain=text, batch=BATCH))
     buffer = shuffle.params.get("buffer_size")
     if isinstance(buffer, int) and 0 < buffer < N_FILES:
-        fail(f"shuffle({buffer}) holds only {buffer} of the {N_FILES} files, so a file can only move a few places "
-             f"earlier (lesson 03). Use a buffer that holds all {N_FILES}: shuffle({N_FILES}).")
+        fail(_("shuffle({buffer}) holds only {buffer} of the {files} files, so a file can only move a few places "
+               "earlier (lesson 03). Use a buffer that holds all {files}: shuffle({files}).").format(
+            buffer=buffer, files=N_FILES))
     if shuffle.params.get("reshuffle_each_iteration") is False:
-        fail(f"reshuffle_each_iteration=False ({text}) draws one order and keeps it for every epoch; the exercise "
-             "asks for a new order each epoch. Leave the argument out (it defaults to True).")
+        fail(_("reshuffle_each_iteration=False ({chain}) draws one order and keeps it for every epoch; the exercise "
+               "asks for a new order each epoch. Leave the argument out (it defaults to True).").format(chain=text))
 
 
 def _epochs(values: np.ndarray) -> list[list[int]]:
@@ -53,20 +56,27 @@ def _check_epochs(values: np.ndarray, chain: list, found: dict) -> list[list[int
         if sorted(epoch) != list(range(N_FILES)):
             twice = sorted({f for f in epoch if epoch.count(f) > 1})
             if mixing:
-                fail(f"epoch {k} holds file{'s' if len(twice) > 1 else ''} {twice} twice: repeat({EPOCHS}) comes "
-                     f"before shuffle() ({text}), so the shuffle mixes the epochs. Shuffle first, then repeat.")
-            fail(f"epoch {k} (outputs {(k - 1) * N_FILES + 1} to {k * N_FILES}) does not hold each of the "
-                 f"{N_FILES} files exactly once ({text}): keep the epochs apart.")
+                # Translators: {files} is a Python list of file ids.
+                fail(ngettext("epoch {k} holds file {files} twice: repeat({epochs}) comes before shuffle() ({chain}), "
+                              "so the shuffle mixes the epochs. Shuffle first, then repeat.",
+                              "epoch {k} holds files {files} twice: repeat({epochs}) comes before shuffle() "
+                              "({chain}), so the shuffle mixes the epochs. Shuffle first, then repeat.",
+                              len(twice)).format(k=k, files=twice, epochs=EPOCHS, chain=text))
+            # Translators: {first} and {last} count the outputs from 1.
+            fail(_("epoch {k} (outputs {first} to {last}) does not hold each of the {files} files exactly once "
+                   "({chain}): keep the epochs apart.").format(k=k, first=(k - 1) * N_FILES + 1, last=k * N_FILES,
+                                                              files=N_FILES, chain=text))
     if mixing:  # this read happened to keep the epochs apart, but the order of the stages does not promise it
-        fail(f"repeat({EPOCHS}) comes before shuffle() ({text}): the shuffle buffer then holds files of two epochs "
-             "at once, so a file can come out twice in one epoch and not at all in another. Shuffle first, then "
-             "repeat.")
+        fail(_("repeat({epochs}) comes before shuffle() ({chain}): the shuffle buffer then holds files of two epochs "
+               "at once, so a file can come out twice in one epoch and not at all in another. Shuffle first, then "
+               "repeat.").format(epochs=EPOCHS, chain=text))
     if all(e == epochs[0] for e in epochs[1:]):
         caches_after = [c for c in found["cache"] if c > found["shuffle"][0]]
         if caches_after:
-            fail(f"every epoch came out in the same order: shuffle() comes before cache() ({text}), so the cache "
-                 "stores the first order and replays it. Shuffle after cache().")
-        fail(f"every epoch came out in the same order ({text}): the shuffle must draw a new order for each epoch.")
+            fail(_("every epoch came out in the same order: shuffle() comes before cache() ({chain}), so the cache "
+                   "stores the first order and replays it. Shuffle after cache().").format(chain=text))
+        fail(_("every epoch came out in the same order ({chain}): the shuffle must draw a new order for each "
+               "epoch.").format(chain=text))
     return epochs
 
 
@@ -82,17 +92,19 @@ def _check_q1(answer: Any) -> str:
     check_decode_runs(runs, chain, found)
     epochs = _check_epochs(values, chain, found)
     check_augmentation(values, chain, found)
-    return (f"decode ran {runs} times for {EPOCHS} epochs; each epoch holds every file once, in a new order "
-            f"(epoch 1 starts {epochs[0][:4]}, epoch 2 {epochs[1][:4]}), with new augmentations.")
+    # Translators: {first} and {second} are Python lists: the first file ids of epochs 1 and 2.
+    return _("decode ran {runs} times for {epochs} epochs; each epoch holds every file once, in a new order "
+             "(epoch 1 starts {first}, epoch 2 {second}), with new augmentations.").format(
+        runs=runs, epochs=EPOCHS, first=epochs[0][:4], second=epochs[1][:4])
 
 
 q1 = FunctionQuestion(
-    "Exercise 1: the 2019 pipeline, fixed",
+    N_("Exercise 1: the 2019 pipeline, fixed"),
     _check_q1,
-    hints=["Decode once: map(ex.decode), then cache(), then repeat(3).",
-           "Shuffle between cache() and repeat(3), with a buffer of all 12 files, so every epoch draws a new order "
-           "and epochs never mix.",
-           "The augmentation comes after cache() and before batch(4)."],
+    hints=[N_("Decode once: map(ex.decode), then cache(), then repeat(3)."),
+           N_("Shuffle between cache() and repeat(3), with a buffer of all 12 files, so every epoch draws a new order "
+              "and epochs never mix."),
+           N_("The augmentation comes after cache() and before batch(4).")],
     solution="""
     ex = tutor.checks.lesson08
 
