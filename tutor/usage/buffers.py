@@ -18,6 +18,8 @@ import math
 from typing import Any
 
 from .._validate import require_dataset
+from ..i18n import N_, ljust, width
+from ..i18n import gettext as _
 
 #: tf.data's AUTOTUNE, as the op graph holds it.
 AUTOTUNE = -1
@@ -29,6 +31,10 @@ ELEMENTS_PER_BLOCK = 2
 #: Kinds whose elements are their input's elements (so an unknown size can be read from the input).
 SAME_ELEMENTS = frozenset({"options", "prefetch", "shuffle", "cache", "take", "skip", "repeat", "filter", "shard",
                            "ignore_errors", "assert_cardinality", "snapshot"})
+
+
+#: The columns of a :class:`Buffers` table (English; translated where printed).
+HEAD = (N_("stage"), N_("elements"), N_("each"), N_("holds"), N_("why that many"))
 
 
 class Buffer:
@@ -85,16 +91,19 @@ class Buffers(list):
 
     def __str__(self) -> str:
         if not self:
-            return "No buffering stage: no shuffle, prefetch, parallel map, interleave or cache()."
+            return _("No buffering stage: no shuffle, prefetch, parallel map, interleave or cache().")
         rows = [(f"{b.number}. {b.stage}", "?" if b.elements is None else f"{b.elements:,}",
                  "?" if b.element_bytes is None else megabytes(b.element_bytes, digits=3),
                  "?" if b.bytes is None else megabytes(b.bytes), b.rule) for b in self]
-        head = ("stage", "elements", "each", "holds", "why that many")
-        widths = [max(len(r[k]) for r in [head, *rows]) for k in range(5)]
-        lines = ["  ".join(cell.ljust(w) if k in (0, 4) else cell.rjust(w) for k, (cell, w) in
+        head = tuple(_(title) for title in HEAD)
+        widths = [max(width(r[k]) for r in [head, *rows]) for k in range(5)]
+        lines = ["  ".join(ljust(cell, w) if k in (0, 4) else " " * (w - width(cell)) + cell for k, (cell, w) in
                            enumerate(zip(row, widths))).rstrip() for row in [head, *rows]]
-        lines.append(f"in all: {megabytes(self.total)}" +
-                     (f" (plus {len(self.unknown)} buffer(s) of unknown size)" if self.unknown else ""))
+        if self.unknown:
+            lines.append(_("in all: {total} (plus {n} buffer(s) of unknown size)").format(
+                total=megabytes(self.total), n=len(self.unknown)))
+        else:
+            lines.append(_("in all: {total}").format(total=megabytes(self.total)))
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -177,38 +186,42 @@ def _buffer(s, sizes: dict) -> Buffer | None:
     if s.kind == "shuffle":
         size = p.get("buffer_size")
         if not _count(size):
-            return Buffer(s.number, s.label, "shuffle", None, own, "buffer_size is not a constant")
+            return Buffer(s.number, s.label, "shuffle", None, own, _("buffer_size is not a constant"))
         if known_length is not None and known_length < size:
-            return Buffer(s.number, s.label, "shuffle", known_length, own, f"buffer_size, but only {known_length} "
-                                                                           "elements come in")
+            return Buffer(s.number, s.label, "shuffle", known_length, own,
+                          _("buffer_size, but only {n} elements come in").format(n=known_length))
         return Buffer(s.number, s.label, "shuffle", size, own, "buffer_size")
     if s.kind == "prefetch":
         size = p.get("buffer_size")
         if size == AUTOTUNE:
-            return Buffer(s.number, s.label, "prefetch", None, own, "AUTOTUNE: tf.data sizes it while running")
+            return Buffer(s.number, s.label, "prefetch", None, own, _("AUTOTUNE: tf.data sizes it while running"))
         return Buffer(s.number, s.label, "prefetch", size if _count(size) else None, own, "buffer_size")
     if s.kind == "map" and "num_parallel_calls" in p:
         calls = p["num_parallel_calls"]
         if calls == AUTOTUNE:
-            return Buffer(s.number, s.label, "map", None, own, "AUTOTUNE: up to one result per CPU core")
+            return Buffer(s.number, s.label, "map", None, own, _("AUTOTUNE: up to one result per CPU core"))
         return Buffer(s.number, s.label, "map", calls if _count(calls) else None, own,
-                      "num_parallel_calls results")
+                      _("num_parallel_calls results"))
     if s.kind == "interleave" and "num_parallel_calls" in p:
         cycle, block = p.get("cycle_length"), p.get("block_length", 1)
         if not (_count(cycle) and _count(block)):
-            return Buffer(s.number, s.label, "interleave", None, own, "cycle_length is AUTOTUNE: one input per core")
+            return Buffer(s.number, s.label, "interleave", None, own,
+                          _("cycle_length is AUTOTUNE: one input per core"))
         inputs = cycle * (1 + INPUTS_AHEAD_PER_CYCLE)
         per_input = ELEMENTS_PER_BLOCK * block + 1
         return Buffer(s.number, s.label, "interleave", inputs * per_input, own,
-                      f"{inputs} inputs open ({cycle} + {INPUTS_AHEAD_PER_CYCLE * cycle} ahead) x {per_input} each")
+                      _("{inputs} inputs open ({cycle} + {ahead} ahead) x {per_input} each").format(
+                          inputs=inputs, cycle=cycle, ahead=INPUTS_AHEAD_PER_CYCLE * cycle, per_input=per_input))
     if s.kind == "cache" and not p.get("filename"):
         cut = _cut_short(s, known_length)
         if cut is not None:
-            return Buffer(s.number, s.label, "cache", 0, own, f"none kept: {cut.label} ends every pass early, so "
-                                                               "the cache is never complete and is thrown away")
+            # Translators: {stage} is a take() stage as Python writes it, such as take(count=10).
+            return Buffer(s.number, s.label, "cache", 0, own, _("none kept: {stage} ends every pass early, so the "
+                                                                "cache is never complete and is thrown away")
+                          .format(stage=cut.label))
         if known_length is None:
-            return Buffer(s.number, s.label, "cache", None, own, "every element of one pass (length unknown)")
-        return Buffer(s.number, s.label, "cache", known_length, own, "every element of one pass")
+            return Buffer(s.number, s.label, "cache", None, own, _("every element of one pass (length unknown)"))
+        return Buffer(s.number, s.label, "cache", known_length, own, _("every element of one pass"))
     return None
 
 

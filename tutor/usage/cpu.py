@@ -22,11 +22,16 @@ import statistics
 import time
 
 from .._validate import require_dataset, require_positive_int, require_seconds
+from ..i18n import N_
+from ..i18n import gettext as _
 
 #: At or above this share of the CPU time available, the CPU is "near the limit"; below LOW it is "low".
 NEAR_THE_LIMIT = 0.8
 LOW = 0.6
 VERDICTS = ("low", "in between", "near the limit")
+#: How each verdict is shown (the verdicts stay English: code compares them).
+# Translators: the verdict on how busy the CPU was, shown after a colon at the end of a sentence.
+_SHOWN = {"low": N_("low"), "in between": N_("in between"), "near the limit": N_("near the limit")}
 
 
 class CpuUse:
@@ -50,7 +55,7 @@ class CpuUse:
         self.cpu_seconds = [float(c) for c in cpu_seconds]
         self.wall_seconds = [float(w) for w in wall_seconds]
         if not self.cpu_seconds or len(self.cpu_seconds) != len(self.wall_seconds):
-            raise ValueError("CpuUse needs as many CPU times as wall times, at least one of each.")
+            raise ValueError(_("CpuUse needs as many CPU times as wall times, at least one of each."))
         self.cpus, self.visible_cores = float(cpus), int(visible_cores)
         self.elements, self.label = int(elements), str(label)
 
@@ -92,9 +97,12 @@ class CpuUse:
     @property
     def sentence(self) -> str:
         name = f"{self.label}: " if self.label else ""
-        return (f"{name}{self.cpu:.2f} CPU s in {self.wall:.2f} s of wall time = {self.cores_busy:.2f} cores busy; "
-                f"{self.utilization:.0%} of the {self.cpus:.1f} CPU(s) of time available "
-                f"({self.of_visible_cores:.0%} of the {self.visible_cores} cores visible): {self.verdict}.")
+        # Translators: {verdict} is one of the words "low", "in between" or "near the limit", translated.
+        return name + _("{cpu:.2f} CPU s in {wall:.2f} s of wall time = {busy:.2f} cores busy; {share:.0%} of the "
+                        "{cpus:.1f} CPU(s) of time available ({visible_share:.0%} of the {visible} cores visible): "
+                        "{verdict}.").format(cpu=self.cpu, wall=self.wall, busy=self.cores_busy, share=self.utilization,
+                                             cpus=self.cpus, visible_share=self.of_visible_cores,
+                                             visible=self.visible_cores, verdict=_(_SHOWN[self.verdict]))
 
     def __str__(self) -> str:
         return self.sentence
@@ -184,12 +192,17 @@ class CpuComparison:
     def cpu_sentence(self) -> str:
         a, b = self.first, self.second
         n = len(b.cpu_seconds)
-        head = (f"{b.label} used {b.cpu:.2f} CPU s per pass against {a.cpu:.2f} for {a.label} "
-                f"(median of {n} alternating runs)")
-        if self.cpu_verdict == "no clear difference":
-            return f"{head}: no clear difference in CPU time on this machine."
         factor = max(a.cpu, b.cpu) / max(min(a.cpu, b.cpu), 1e-9)
-        return f"{head}: {self.cpu_verdict}, {factor:.1f}x."
+        if self.cpu_verdict == "less CPU":
+            text = _("{b} used {cpu_b:.2f} CPU s per pass against {cpu_a:.2f} for {a} (median of {n} alternating "
+                     "runs): less CPU, {factor:.1f}x.")
+        elif self.cpu_verdict == "more CPU":
+            text = _("{b} used {cpu_b:.2f} CPU s per pass against {cpu_a:.2f} for {a} (median of {n} alternating "
+                     "runs): more CPU, {factor:.1f}x.")
+        else:
+            text = _("{b} used {cpu_b:.2f} CPU s per pass against {cpu_a:.2f} for {a} (median of {n} alternating "
+                     "runs): no clear difference in CPU time on this machine.")
+        return text.format(a=a.label, b=b.label, cpu_a=a.cpu, cpu_b=b.cpu, n=n, factor=factor)
 
     @property
     def sentence(self) -> str:
@@ -219,8 +232,8 @@ def compare(first, second, *, labels=("A", "B"), repeats: int = 5, warmup: int =
     for ds, name in ((first, "first"), (second, "second")):
         require_dataset(ds, f"{where} ({name})")
     if isinstance(labels, str) or len(labels) != 2:
-        raise ValueError(f"{where}: labels must be two names, for example labels=('map', 'vectorized'); got "
-                         f"{labels!r}.")
+        raise ValueError(_("{where}: labels must be two names, for example labels=('map', 'vectorized'); got "
+                           "{labels!r}.").format(where=where, labels=labels))
     repeats = require_positive_int(repeats, "repeats", where, minimum=3)
     warmup = require_positive_int(warmup, "warmup", where, minimum=0)
     runs: list[list[tuple[int, float, float]]] = [[], []]

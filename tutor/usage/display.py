@@ -17,11 +17,14 @@ import numpy as np
 
 from .. import style
 from ..display import Display, new_axes
+from ..i18n import N_
+from ..i18n import gettext as _
 from .memory import MemoryUse, memory_use
 
-#: Buffer kinds in drawing order, with their legend names and colours.
-KINDS = {"shuffle": ("shuffle buffer", 0), "prefetch": ("prefetch buffer", 1), "map": ("parallel map results", 2),
-         "interleave": ("interleave inputs", 4), "cache": ("cache()", 6)}
+#: Buffer kinds in drawing order, with their legend labels (English; translated where drawn) and colours.
+KINDS = {"shuffle": (N_("shuffle buffer (arithmetic)"), 0), "prefetch": (N_("prefetch buffer (arithmetic)"), 1),
+         "map": (N_("parallel map results (arithmetic)"), 2), "interleave": (N_("interleave inputs (arithmetic)"), 4),
+         "cache": (N_("cache() (arithmetic)"), 6)}
 MB = 2**20
 
 
@@ -56,15 +59,16 @@ class MemoryDisplay(Display):
         self.tensors = list(tensors)
         self.rss = list(rss)
         if not (len(self.labels) == len(self.parts) == len(self.tensors) == len(self.rss)):
-            raise ValueError("MemoryDisplay needs one label, one dict of buffers and two measurements per pipeline.")
+            raise ValueError(_("MemoryDisplay needs one label, one dict of buffers and two measurements per pipeline."))
 
     @classmethod
     def from_measurements(cls, uses: Sequence[MemoryUse]) -> "MemoryDisplay":
         """One row per :class:`MemoryUse` (from :func:`tutor.usage.memory_use`), named by its label."""
         if isinstance(uses, MemoryUse) or not isinstance(uses, (list, tuple)) or not uses \
                 or not all(isinstance(u, MemoryUse) for u in uses):
-            raise TypeError("MemoryDisplay.from_measurements expects a list of tutor.usage.memory_use(...) results, "
-                            f"e.g. [memory_use(a, label='a'), memory_use(b, label='b')]; got {type(uses).__name__}.")
+            raise TypeError(_("MemoryDisplay.from_measurements expects a list of tutor.usage.memory_use(...) results, "
+                              "e.g. [memory_use(a, label='a'), memory_use(b, label='b')]; got {type}.")
+                            .format(type=type(uses).__name__))
         parts = []
         for use in uses:
             kinds: dict = {}
@@ -72,7 +76,7 @@ class MemoryDisplay(Display):
                 if b.bytes is not None:
                     kinds[b.kind] = kinds.get(b.kind, 0) + b.bytes
             parts.append(kinds)
-        return cls([u.label or f"pipeline {k + 1}" for k, u in enumerate(uses)], parts,
+        return cls([u.label or _("pipeline {k}").format(k=k + 1) for k, u in enumerate(uses)], parts,
                    [u.tensors_held for u in uses], [u.rss_held for u in uses])
 
     @classmethod
@@ -82,11 +86,12 @@ class MemoryDisplay(Display):
         import tensorflow as tf
 
         if isinstance(datasets, tf.data.Dataset) or not isinstance(datasets, (list, tuple)) or not datasets:
-            raise TypeError("MemoryDisplay.from_datasets expects a list of datasets, e.g. [a, b]; got "
-                            f"{type(datasets).__name__}.")
+            raise TypeError(_("MemoryDisplay.from_datasets expects a list of datasets, e.g. [a, b]; got {type}.")
+                            .format(type=type(datasets).__name__))
         if labels is not None and len(labels) != len(datasets):
-            raise ValueError(f"MemoryDisplay.from_datasets: {len(labels)} labels for {len(datasets)} datasets.")
-        names = labels or [f"pipeline {k + 1}" for k in range(len(datasets))]
+            raise ValueError(_("MemoryDisplay.from_datasets: {labels} labels for {datasets} datasets.")
+                             .format(labels=len(labels), datasets=len(datasets)))
+        names = labels or [_("pipeline {k}").format(k=k + 1) for k in range(len(datasets))]
         return cls.from_measurements([memory_use(ds, elements=elements, label=name)
                                       for ds, name in zip(datasets, names)])
 
@@ -97,23 +102,23 @@ class MemoryDisplay(Display):
         y = np.arange(rows)[::-1].astype(float)
         left = np.zeros(rows)
         self.bars_ = {}
-        for kind, (name, colour) in KINDS.items():
+        for kind, (legend, colour) in KINDS.items():
             widths = np.array([p.get(kind, 0) / MB for p in self.parts])
             if widths.any():
                 self.bars_[kind] = self.ax_.barh(y, widths, left=left, height=0.5, color=style.color(colour),
-                                                 label=f"{name} (arithmetic)")
+                                                 label=_(legend))
                 left += widths
         tensors = [np.nan if t is None else t / MB for t in self.tensors]
         rss = [np.nan if r is None else r / MB for r in self.rss]
         (self.tensors_,) = self.ax_.plot(tensors, y, "D", color="black", markersize=7, linestyle="none",
-                                         label="TensorFlow's tensors (measured)")
+                                         label=_("TensorFlow's tensors (measured)"))
         (self.rss_,) = self.ax_.plot(rss, y + 0.33, "v", color=style.color(5), markersize=8, linestyle="none",
-                                     label="process RSS (measured)")
+                                     label=_("process RSS (measured)"))
         self.ax_.set_yticks(y)
         self.ax_.set_yticklabels(self.labels)
         self.ax_.set_ylim(-0.7, rows - 0.2)
         self.ax_.set_xlim(left=min(0.0, np.nanmin([0.0, *rss])))
-        self.ax_.set_xlabel("MB held while the iterator lives (growth over the moment before)")
-        self.ax_.set_title(title if title is not None else "Where the memory goes: buffers by arithmetic, and measured")
+        self.ax_.set_xlabel(_("MB held while the iterator lives (growth over the moment before)"))
+        self.ax_.set_title(title if title is not None else _("Where the memory goes: buffers by arithmetic, and measured"))
         self.ax_.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", borderaxespad=0)
         return self

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from .._validate import require_dataset, require_positive_int, require_seconds
+from ..i18n import gettext as _
 from .buffers import Buffers, buffers, megabytes
 
 #: A cgroup memory limit at or above this is no limit (cgroup v1 writes 2**63 rounded to a page).
@@ -83,7 +84,7 @@ def memory_limit(proc: Path | None = None, root: Path | None = None) -> int | No
         parts = line.split(":", 2)
         if len(parts) != 3:
             continue
-        _, controllers, path = parts
+        _hierarchy, controllers, path = parts
         if controllers == "":
             base, name = root, "memory.max"
         elif "memory" in controllers.split(","):
@@ -161,12 +162,21 @@ class MemoryUse:
     @property
     def sentence(self) -> str:
         name = f"{self.label}: " if self.label else ""
-        tensors = ("TensorFlow does not count its tensors here" if self.tensors_held is None else
-                   f"TensorFlow's tensors {_grown(self.tensors_held)} while the iterator lived, "
-                   f"{_grown(self.tensors_after)} once it was gone")
-        rss = ("RSS unknown" if self.rss_held is None else
-               f"the process (RSS) {_grown(self.rss_held)}, then {_grown(self.rss_after)}")
-        return f"{name}buffers by arithmetic {megabytes(self.buffers.total)}; {tensors}; {rss}."
+        # Translators: the growths are "+1.0 MB" or "-0.2 MB", over the moment before the iterator was made.
+        if self.tensors_held is not None and self.rss_held is not None:
+            text = _("buffers by arithmetic {buffers}; TensorFlow's tensors {tensors_held} while the iterator lived, "
+                     "{tensors_after} once it was gone; the process (RSS) {rss_held}, then {rss_after}.")
+        elif self.tensors_held is not None:
+            text = _("buffers by arithmetic {buffers}; TensorFlow's tensors {tensors_held} while the iterator lived, "
+                     "{tensors_after} once it was gone; RSS unknown.")
+        elif self.rss_held is not None:
+            text = _("buffers by arithmetic {buffers}; TensorFlow does not count its tensors here; the process (RSS) "
+                     "{rss_held}, then {rss_after}.")
+        else:
+            text = _("buffers by arithmetic {buffers}; TensorFlow does not count its tensors here; RSS unknown.")
+        return name + text.format(buffers=megabytes(self.buffers.total), tensors_held=_grown(self.tensors_held),
+                                  tensors_after=_grown(self.tensors_after), rss_held=_grown(self.rss_held),
+                                  rss_after=_grown(self.rss_after))
 
     def __str__(self) -> str:
         return self.sentence

@@ -27,6 +27,7 @@ import time
 import tensorflow as tf
 
 from .._validate import require_positive_int, require_seconds
+from ..i18n import gettext as _
 from ..bench import CallRecorder
 
 
@@ -105,5 +106,5 @@ class RemoteStorage:
         return round(math.ceil(files / at_once) * (self.first_byte + records * self.per_record), 6)
 
     def __repr__(self) -> str:
-        return (f"RemoteStorage(first byte after {self.first_byte * 1000:.0f} ms, then {self.per_record * 1000:.1f} ms "
-                f"per record; {self.waits.calls} waits so far)")
+        return _("RemoteStorage(first byte after {first:.0f} ms, then {each:.1f} ms per record; {waits} waits so "
+                 "far)").format(first=self.first_byte * 1000, each=self.per_record * 1000, waits=self.waits.calls)
