@@ -60,7 +60,9 @@ class Finding:
         return "measured" if self.measured else _CATEGORY.get(self.kind, self.kind)
 
     def __str__(self) -> str:
-        wrap = lambda text, head: textwrap.fill(text, 92, initial_indent=f"  {head} ", subsequent_indent="    ")  # noqa: E731
+        def wrap(text: str, head: str) -> str:
+            return textwrap.fill(text, 92, initial_indent=f"  {head} ", subsequent_indent="    ")
+
         what, how = _labels(self.kind)
         lines = [f"[{self.rule}] {self.where}", wrap(self.message, what), wrap(self.fix, how)]
         if self.doc:  # TensorFlow's sentence is quoted as it is, in English

@@ -131,7 +131,8 @@ def _resolve(ins, f, cells: dict) -> Any:
                  "hands to numpy_function or py_function)."),
       why=N_("tf.data traces the function once: the Python call ran once, so every element gets the same 'random' "
              "value in every epoch."),
-      fix=N_("Draw random numbers with TensorFlow ops: tf.random.uniform, the tf.image.random_* ops, tf.random.Generator."),
+      fix=N_("Draw random numbers with TensorFlow ops: tf.random.uniform, the tf.image.random_* ops, "
+             "tf.random.Generator."),
       doc=f"{API}#map", quote="tf.data traces the function and executes it as a graph.",
       example='tf.data.Dataset.range(100).map(lambda x: tf.cast(x, tf.float32) * np.random.uniform())',
       fixed='tf.data.Dataset.range(100).map(lambda x: tf.cast(x, tf.float32) * tf.random.uniform([]))')

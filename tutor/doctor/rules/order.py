@@ -192,7 +192,8 @@ def shuffle_before_cache(s: Stage) -> Found | None:
 
 @rule("random-map-before-cache", kind="wrong", on="cache",
       summary=N_("A cache fed by a map that draws random numbers (a random augmentation)."),
-      why=N_("From the second epoch on the cache replays the first epoch's random results: the augmentation is frozen."),
+      why=N_("From the second epoch on the cache replays the first epoch's random results: the augmentation is "
+             "frozen."),
       fix=N_("Cache the deterministic work and augment after the cache: ds.map(decode).cache().map(augment)."),
       doc=f"{API}#cache", quote="cache will produce exactly the same elements during each iteration through the "
       "dataset.",

@@ -137,7 +137,8 @@ def vectorizable_map_before_batch(s: Stage) -> Found | None:
 
 @rule("map-not-parallel", kind="slow", on="map", skip_library=True,
       summary=N_("A map that decodes, resizes, parses, tokenises or runs Python, without num_parallel_calls, that "
-                 "TensorFlow will not parallelize on its own (its function is stateful, or the options turn that off)."),
+                 "TensorFlow will not parallelize on its own (its function is stateful, or the options turn that "
+                 "off)."),
       why=N_("The map runs one element at a time on one core while the others wait."),
       fix=N_("ds.map(fn, num_parallel_calls=tf.data.AUTOTUNE)."),
       doc="https://www.tensorflow.org/api_docs/python/tf/data/experimental/OptimizationOptions",
