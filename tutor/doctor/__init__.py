@@ -32,7 +32,9 @@ report order) and :data:`DOCS` are built from those declarations. A check
 judges one stage of the kinds its rule names (``on=``) and says what it
 found; the framework loops over the stages and stamps each finding with its
 rule's id (:func:`tutor.doctor.rules.run`). For every
-rule, ``RULES[rule_id].summary`` says what it finds::
+rule, ``RULES[rule_id].summary`` says what it finds, in English (its
+``why`` and ``fix`` too; ``tutor.i18n.gettext(r.summary)`` gives it in the
+language tutor speaks)::
 
     for r in tutor.doctor.RULES.values():
         print(f"{r.id} ({r.kind}): {r.summary}")
