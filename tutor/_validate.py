@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from .i18n import gettext as _
+
 
 def require_dataset(obj: Any, where: str):
     """Return ``obj`` if it is a ``tf.data.Dataset``, else raise a helpful TypeError."""
@@ -20,12 +22,14 @@ def require_dataset(obj: Any, where: str):
         return obj
     kind = type(obj).__name__
     if isinstance(obj, (list, tuple, np.ndarray)) or tf.is_tensor(obj):
-        fix = "wrap it with tf.data.Dataset.from_tensor_slices(...)"
+        text = _("{where} expects a tf.data.Dataset, got {kind}; wrap it with tf.data.Dataset.from_tensor_slices(...).")
     elif callable(obj):
-        fix = "call your function to build the dataset first, then pass the dataset"
+        text = _("{where} expects a tf.data.Dataset, got {kind}; call your function to build the dataset first, "
+                 "then pass the dataset.")
     else:
-        fix = "pass a tf.data.Dataset, for example tf.data.Dataset.range(10)"
-    raise TypeError(f"{where} expects a tf.data.Dataset, got {kind}; {fix}.")
+        text = _("{where} expects a tf.data.Dataset, got {kind}; pass a tf.data.Dataset, for example "
+                 "tf.data.Dataset.range(10).")
+    raise TypeError(text.format(where=where, kind=kind))
 
 
 def require_positive_int(value: Any, name: str, where: str, *, minimum: int = 1, maximum: int | None = None) -> int:
@@ -35,13 +39,14 @@ def require_positive_int(value: Any, name: str, where: str, *, minimum: int = 1,
     3
     """
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(
-            f"{where}: {name} must be a whole number >= {minimum}, got {type(value).__name__} {value!r}."
-        )
+        raise TypeError(_("{where}: {name} must be a whole number >= {minimum}, got {kind} {value}.").format(
+            where=where, name=name, minimum=minimum, kind=type(value).__name__, value=repr(value)))
     if value < minimum:
-        raise ValueError(f"{where}: {name} must be >= {minimum}, got {value}.")
+        raise ValueError(_("{where}: {name} must be >= {minimum}, got {value}.").format(
+            where=where, name=name, minimum=minimum, value=value))
     if maximum is not None and value > maximum:
-        raise ValueError(f"{where}: {name} must be <= {maximum:,}, got {value:,}.")
+        raise ValueError(_("{where}: {name} must be <= {maximum:,}, got {value:,}.").format(
+            where=where, name=name, maximum=maximum, value=value))
     return int(value)
 
 
@@ -52,10 +57,14 @@ def require_seconds(value: Any, name: str, where: str, *, maximum: float | None 
     0.5
     """
     if isinstance(value, bool) or not isinstance(value, Real) or value != value:
-        raise TypeError(f"{where}: {name} must be a number of seconds, got {type(value).__name__} {value!r}.")
+        raise TypeError(_("{where}: {name} must be a number of seconds, got {kind} {value}.").format(
+            where=where, name=name, kind=type(value).__name__, value=repr(value)))
     if value < 0 or (maximum is not None and value > maximum):
-        upper = f" and <= {maximum:g}" if maximum is not None else ""
-        raise ValueError(f"{where}: {name} must be >= 0{upper} seconds, got {value!r}.")
+        if maximum is None:
+            text = _("{where}: {name} must be >= 0 seconds, got {value}.")
+        else:
+            text = _("{where}: {name} must be >= 0 and <= {maximum:g} seconds, got {value}.")
+        raise ValueError(text.format(where=where, name=name, maximum=maximum, value=repr(value)))
     return float(value)
 
 
@@ -66,7 +75,8 @@ def require_choice(value: Any, name: str, where: str, choices) -> Any:
     'step'
     """
     if value not in tuple(choices):
-        raise ValueError(f"{where}: {name} must be one of {tuple(choices)}, got {value!r}.")
+        raise ValueError(_("{where}: {name} must be one of {choices}, got {value}.").format(
+            where=where, name=name, choices=tuple(choices), value=repr(value)))
     return value
 
 
@@ -85,20 +95,20 @@ def require_integer_ids(dataset, where: str) -> None:
     if isinstance(spec, tf.TensorSpec) and spec.dtype.is_integer and spec.shape.rank in (0, 1):
         return
     if isinstance(spec, tf.TensorSpec) and spec.dtype.is_integer and spec.shape.rank is None:
-        raise TypeError(
-            f"{where}: the elements are integer ids, but their shape is unknown (element_spec={spec}), as after a "
+        raise TypeError(_(
+            "{where}: the elements are integer ids, but their shape is unknown (element_spec={spec}), as after a "
             "py_function or numpy_function, which cannot tell TensorFlow what it returns. Promise the shape with "
             "tf.ensure_shape (lesson 04): for single ids ds.map(lambda i: tf.ensure_shape(i, [])), for batches "
             "tf.ensure_shape(ids, [None])."
-        )
+        ).format(where=where, spec=spec))
     if isinstance(spec, tf.TensorSpec) and spec.dtype.is_integer:
-        raise TypeError(
-            f"{where} expects single integer ids or 1-D batches of them, got element_spec={spec}: each element "
+        raise TypeError(_(
+            "{where} expects single integer ids or 1-D batches of them, got element_spec={spec}: each element "
             "holds more than one row of ids. Batch once, or flatten the ids first (ds.unbatch(), or "
             "ds.map(lambda ids: tf.reshape(ids, [-1])))."
-        )
-    raise TypeError(
-        f"{where} expects a dataset of integer element ids, such as tf.data.Dataset.range(n) "
-        f"(optionally batched), got element_spec={spec}. Map it to ids first, "
+        ).format(where=where, spec=spec))
+    raise TypeError(_(
+        "{where} expects a dataset of integer element ids, such as tf.data.Dataset.range(n) "
+        "(optionally batched), got element_spec={spec}. Map it to ids first, "
         "for example ds.map(lambda image, label: label)."
-    )
+    ).format(where=where, spec=spec))

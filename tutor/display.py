@@ -26,6 +26,8 @@ from __future__ import annotations
 import functools
 from typing import Any, Sequence
 
+from .i18n import gettext as _
+
 
 class Display:
     """Base class of every Display. Subclasses implement ``from_*`` and ``plot``.
@@ -177,11 +179,11 @@ def _figure_of(ax):
 def _drawing_of(display) -> Drawing:
     drawing = getattr(display, "_drawing", None)
     if not isinstance(display, Display):
-        raise TypeError(f"replot expects the Display drawn before (one you called plot() on), "
-                        f"got {type(display).__name__}.")
+        raise TypeError(_("replot expects the Display drawn before (one you called plot() on), got {kind}.").format(
+            kind=type(display).__name__))
     if drawing is None:
-        raise ValueError(f"replot: this {type(display).__name__} has not been drawn yet; call its plot() first, "
-                         "or plot() the new Display instead.")
+        raise ValueError(_("replot: this {kind} has not been drawn yet; call its plot() first, or plot() the new "
+                           "Display instead.").format(kind=type(display).__name__))
     return drawing
 
 
@@ -206,7 +208,8 @@ class ComparisonDisplay(Display):
         if labels is not None:
             labels = [str(label) for label in labels]
             if len(labels) != len(self.displays):
-                raise ValueError(f"compare: got {len(labels)} labels for {len(self.displays)} displays.")
+                raise ValueError(_("compare: got {labels} labels for {displays} displays.").format(
+                    labels=len(labels), displays=len(self.displays)))
         self.labels = labels
 
     @classmethod
@@ -247,7 +250,8 @@ class ComparisonDisplay(Display):
         else:
             axes = [ax] if hasattr(ax, "plot") else [a for a in _flatten(ax)]
             if len(axes) < n:
-                raise ValueError(f"ComparisonDisplay.plot needs {n} axes, one per display; got {len(axes)}.")
+                raise ValueError(_("ComparisonDisplay.plot needs {n} axes, one per display; got {axes}.").format(
+                    n=n, axes=len(axes)))
             figure = axes[0].figure
         for k, (display, a) in enumerate(zip(self.displays, axes)):
             display.plot(ax=a, title=None if self.labels is None else self.labels[k])
@@ -293,9 +297,10 @@ def _flatten(axes) -> list:
 def _require_displays(displays: Any, cls: type, where: str) -> list:
     if isinstance(displays, Display) or isinstance(displays, (str, bytes)) or not hasattr(displays, "__len__") \
             or len(displays) == 0:
-        raise TypeError(f"{where} expects a non-empty list of {cls.__name__} objects, e.g. [a, b], got {displays!r}.")
+        raise TypeError(_("{where} expects a non-empty list of {cls} objects, e.g. [a, b], got {value}.").format(
+            where=where, cls=cls.__name__, value=repr(displays)))
     for d in displays:
         if not isinstance(d, cls):
-            raise TypeError(f"{where} expects {cls.__name__} objects (made with {cls.__name__}.from_...), "
-                            f"got {type(d).__name__}.")
+            raise TypeError(_("{where} expects {cls} objects (made with {cls}.from_...), got {kind}.").format(
+                where=where, cls=cls.__name__, kind=type(d).__name__))
     return list(displays)

@@ -17,6 +17,9 @@ import re
 import sys
 from typing import Any
 
+from .i18n import gettext as _
+from .i18n import ngettext
+
 #: Packages whose frames count as "inside TensorFlow" when an error is raised there.
 LIBRARIES = ("tensorflow", "keras", "tf_keras")
 
@@ -120,9 +123,14 @@ def learner_line(value: BaseException, shell: Any = None) -> str | None:
             label = compiler.format_code_name(path)
         except Exception:  # a display nicety: fall back to the file name
             label = None
-    where = f"{' '.join(label)}, line {line}" if label else f"{os.path.basename(path)}, line {line}"
-    if not label and name not in ("None", "<module>"):
-        where += f", in {name}"
+    if label:
+        # Translators: where a traced function failed, as Python's tracebacks say it: "Cell In[3], line 1".
+        where = _("{file}, line {line}").format(file=" ".join(label), line=line)
+    elif name not in ("None", "<module>"):
+        # Translators: as Python's tracebacks say it: "a.py, line 3, in f" (f is the function's name).
+        where = _("{file}, line {line}, in {function}").format(file=os.path.basename(path), line=line, function=name)
+    else:
+        where = _("{file}, line {line}").format(file=os.path.basename(path), line=line)
     return f"{where}: {source}" if source else where
 
 
@@ -136,11 +144,11 @@ def advice(value: BaseException) -> str | None:
         return None
     paths = [frame[0].replace("\\", "/") for frame in traced_frames(value)]
     if any("/keras/" in path for path in paths) and any("/jax/" in path for path in paths):
-        return ("keras.ops on the JAX backend computes with JAX arrays, and a tf.data map runs TensorFlow's graph, "
-                "so it cannot run there (lesson 14). Use tf ops in the map (tf.cast(x, tf.float32) / 255), "
-                "or a Keras preprocessing layer such as keras.layers.Rescaling(1 / 255).")
-    return ("A NumPy call inside a map gets a symbolic tensor: TensorFlow runs your function once to trace a graph "
-            "(lesson 04). Use the tf op instead (tf.sqrt for np.sqrt), or wrap the NumPy code in tf.py_function.")
+        return _("keras.ops on the JAX backend computes with JAX arrays, and a tf.data map runs TensorFlow's graph, "
+                 "so it cannot run there (lesson 14). Use tf ops in the map (tf.cast(x, tf.float32) / 255), "
+                 "or a Keras preprocessing layer such as keras.layers.Rescaling(1 / 255).")
+    return _("A NumPy call inside a map gets a symbolic tensor: TensorFlow runs your function once to trace a graph "
+             "(lesson 04). Use the tf op instead (tf.sqrt for np.sqrt), or wrap the NumPy code in tf.py_function.")
 
 
 def _frames(tb) -> int:
@@ -162,18 +170,25 @@ def _handler(shell, etype, value, tb, tb_offset=None):
     lines = [f"{etype.__name__}: {first_sentence(value)}"]
     where = learner_line(value, shell)
     if where:
-        lines.append(f"  your line: {where}")
+        # Translators: followed by the learner's own line of code, e.g. "Cell In[3], line 1: lambda x: x + 'a'".
+        lines.append("  " + _("your line: {where}").format(where=where))
     todo = advice(value)
     if todo:
         lines.append(f"  {todo}")
-    traced = bool(traced_frames(value))
-    context = "while TensorFlow traced your function" if traced else "inside TensorFlow"
-    lines.append(f"(raised {context}: open the full traceback below, or run %tb)")
-    summary = f"the full traceback ({_frames(tb)} frames, most of them inside TensorFlow)"
-    box = (f"<details style='margin:2px 0'><summary style='cursor:pointer'>{summary}</summary>"
+    if traced_frames(value):
+        lines.append(_("(raised while TensorFlow traced your function: open the full traceback below, or run %tb)"))
+    else:
+        lines.append(_("(raised inside TensorFlow: open the full traceback below, or run %tb)"))
+    frames = _frames(tb)
+    summary = ngettext("the full traceback ({n} frame, most of them inside TensorFlow)",
+                       "the full traceback ({n} frames, most of them inside TensorFlow)", frames).format(n=frames)
+    box = (f"<details style='margin:2px 0'><summary style='cursor:pointer'>{html.escape(summary)}</summary>"
            f"<pre style='white-space:pre-wrap;font-size:85%'>{html.escape(plain)}</pre></details>")
     shell._showtraceback(etype, value, lines)
-    display({"text/plain": f"{summary}: run %tb to print it", "text/html": box}, raw=True)
+    text = ngettext("the full traceback ({n} frame, most of them inside TensorFlow): run %tb to print it",
+                    "the full traceback ({n} frames, most of them inside TensorFlow): run %tb to print it",
+                    frames).format(n=frames)
+    display({"text/plain": text, "text/html": box}, raw=True)
     return None
 
 

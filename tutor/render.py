@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 from typing import Iterable, Sequence
 
+from .i18n import gettext as _
+
 #: Okabe-Ito colours with a meaning.
 GREEN, ORANGE, BLUE, SKY, GREY = "#009E73", "#D55E00", "#0072B2", "#56B4E9", "#999999"
 
@@ -27,17 +29,19 @@ def code(text: object) -> str:
 
 
 def box(label: str, body: str = "", *, colour: str = BLUE, body_html: str | None = None,
-        details: str | None = None, details_label: str = "details") -> str:
+        details: str | None = None, details_label: str | None = None) -> str:
     """A box with a coloured bar on the left: a bold ``label``, then ``body`` (plain text).
 
     ``body_html`` replaces ``body`` with ready HTML. ``details`` (plain text) go in a
     collapsed ``<details>`` block, for what most readers need not see, such as the
-    original text of an error.
+    original text of an error; ``details_label`` names that block ("details" by default).
     """
     inner = body_html if body_html is not None else escape(body)
     more = ""
     if details:
-        more = (f"<details style='margin-top:4px'><summary>{escape(details_label)}</summary>"
+        # Translators: the label of a folded block holding what most readers need not see.
+        label_text = _("details") if details_label is None else details_label
+        more = (f"<details style='margin-top:4px'><summary>{escape(label_text)}</summary>"
                 f"<pre style='white-space:pre-wrap;margin:2px 0'>{escape(details)}</pre></details>")
     return (f"<div style='border-left:6px solid {colour};padding:4px 10px;margin:4px 0;line-height:1.4'>"
             f"<b style='color:{colour}'>{escape(label)}</b> {inner}{more}</div>")

@@ -11,6 +11,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .i18n import gettext as _
+
 
 def epochs_of(order: Sequence[int]) -> np.ndarray:
     """Epoch index of each emitted id: how many times that id was seen before.
@@ -155,7 +157,7 @@ def _ranks(x: np.ndarray) -> np.ndarray:
     ranks = np.empty(x.size, dtype=float)
     ranks[order] = np.arange(x.size, dtype=float)
     # average the ranks of ties
-    _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
+    _values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
     sums = np.bincount(inverse, weights=ranks)
     return sums[inverse] / counts[inverse]
 
@@ -163,11 +165,12 @@ def _ranks(x: np.ndarray) -> np.ndarray:
 def _as_order(order: Sequence[int], where: str) -> np.ndarray:
     arr = np.asarray(order)
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{where} expects a non-empty 1-D sequence of element ids, got shape {arr.shape}.")
+        raise ValueError(_("{where} expects a non-empty 1-D sequence of element ids, got shape {shape}.").format(
+            where=where, shape=arr.shape))
     if not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(
-            f"{where} expects integer element ids (such as the output of Dataset.range(n)), got dtype {arr.dtype}."
-        )
+        raise TypeError(_(
+            "{where} expects integer element ids (such as the output of Dataset.range(n)), got dtype {dtype}."
+        ).format(where=where, dtype=arr.dtype))
     if arr.min() < 0:
-        raise ValueError(f"{where} expects element ids >= 0, got {int(arr.min())}.")
+        raise ValueError(_("{where} expects element ids >= 0, got {value}.").format(where=where, value=int(arr.min())))
     return arr.astype(np.int64)

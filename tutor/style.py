@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .i18n import gettext as _
+from .i18n import width
 
 
 #: Okabe-Ito: eight colours that stay distinct for colour-blind readers.
@@ -42,10 +43,12 @@ def color(i: int) -> str:
 def row_label_width(labels: list[str], fontsize: float) -> float:
     """About how wide, in points, the widest of ``labels`` is drawn at ``fontsize`` (digits, spaces, brackets).
 
-    >>> round(row_label_width(["0 (12)", "1 (4)"], 10.0))
-    36
+    A Japanese or Chinese character counts as two (:func:`tutor.i18n.width`).
+
+    >>> round(row_label_width(["0 (12)", "1 (4)"], 10.0)), round(row_label_width(["入力"], 10.0))
+    (36, 24)
     """
-    return 0.6 * fontsize * max([len(label) for label in labels] + [1])
+    return 0.6 * fontsize * max([width(label) for label in labels] + [1])
 
 
 def presentation(on: bool = True) -> bool:
