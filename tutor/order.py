@@ -9,6 +9,8 @@ import tensorflow as tf
 from . import style
 from ._validate import require_positive_int
 from .display import Display, new_axes
+from .i18n import gettext as _
+from .i18n import ngettext
 from .reading import read_ids
 from .stats import epochs_of
 
@@ -94,17 +96,17 @@ class BatchOrderDisplay(Display):
         [7, 3, 7, 3]
         """
         if not callable(fn):
-            raise TypeError(
+            raise TypeError(_(
                 "BatchOrderDisplay.from_pipeline expects a function that takes a dataset and returns "
-                f"a dataset, for example lambda ds: ds.batch(4); got {type(fn).__name__}."
-            )
+                "a dataset, for example lambda ds: ds.batch(4); got {kind}."
+            ).format(kind=type(fn).__name__))
         n_elements = require_positive_int(n_elements, "n_elements", "BatchOrderDisplay.from_pipeline")
         result = fn(tf.data.Dataset.range(n_elements))
         if not isinstance(result, tf.data.Dataset):
-            raise TypeError(
+            raise TypeError(_(
                 "BatchOrderDisplay.from_pipeline: your function must return a tf.data.Dataset, "
-                f"got {type(result).__name__}. Did you forget `return`?"
-            )
+                "got {kind}. Did you forget `return`?"
+            ).format(kind=type(result).__name__))
         return cls.from_dataset(result, max_batches=max_batches, code=code)
 
     @property
@@ -116,7 +118,7 @@ class BatchOrderDisplay(Display):
     def epochs(self) -> list[list[int]]:
         """Epoch of each element, shaped like :attr:`batches` (k-th sighting of an id is epoch k)."""
         flat = iter(epochs_of(self.order).tolist()) if self.batches else iter(())
-        return [[next(flat) for _ in b] for b in self.batches]
+        return [[next(flat) for _unused in b] for b in self.batches]
 
     @property
     def batch_sizes(self) -> list[int]:
@@ -141,7 +143,7 @@ class BatchOrderDisplay(Display):
         """
         from matplotlib.collections import PatchCollection
 
-        rows, _ = self._rows()
+        rows, _unused = self._rows()
         width = max([len(r) for r in rows] + [1])
         fig, ax = new_axes(ax, (min(max(5.0, 1.6 + 0.55 * width), 14), min(max(2.2, 1.2 + 0.42 * len(rows)), 9)))
         self.ax_, self.figure_ = ax, fig
@@ -157,10 +159,12 @@ class BatchOrderDisplay(Display):
         for side in ("top", "right", "bottom", "left"):
             ax.spines[side].set_visible(False)
         if self.batched:
-            ax.set_xlabel("position inside the batch", labelpad=14)
-            ax.set_ylabel("batch, in the order emitted (size)", labelpad=30)  # _fill moves it past the row labels
+            # Translators: x axis label of the rows of batches; each cell is one element.
+            ax.set_xlabel(_("position inside the batch"), labelpad=14)
+            # Translators: y axis label; each row is a batch, and "(size)" says the number after each row's number.
+            ax.set_ylabel(_("batch, in the order emitted (size)"), labelpad=30)  # _fill moves it past the row labels
         else:
-            ax.set_xlabel("step (one element per step: nothing is batched)", labelpad=14)
+            ax.set_xlabel(_("step (one element per step: nothing is batched)"), labelpad=14)
             ax.set_ylabel("")
         self._note = ax.text(0.5, 0.5, "", transform=ax.transAxes, ha="center", va="center", color="#555555")
         self._fill(title)
@@ -214,17 +218,18 @@ class BatchOrderDisplay(Display):
         self._show("rows", row_labels if self.batched else [], small, ha="right", va="center", clip_on=False)
         if self.batched:  # the axis title clears the widest row label, whatever the font size
             # The labels end 0.02 cell widths left of the axes' edge (at x = -0.12, the edge at -0.1).
-            ax.yaxis.labelpad = 6 + style.row_label_width([text for _, _, text in row_labels], small) \
+            ax.yaxis.labelpad = 6 + style.row_label_width([text for _x, _y, text in row_labels], small) \
                 + 0.02 * ax.bbox.width / width * to_points
         self._show("columns", [(c + 0.47, height + 0.1, str(c)) for c in range(width) if rows], small,
                    ha="center", va="top", clip_on=False)
-        self._note.set_text("" if rows else "nothing was emitted")
+        self._note.set_text("" if rows else _("nothing was emitted"))
         n_epochs = max([max(e) for e in epochs if e] + [0]) + 1
         if n_epochs != self._epoch_count:
             # Epochs count from 1 and rows from 0: the key says which pass epoch 1 is.
-            handles = [Patch(facecolor=style.color(e), edgecolor="black",
-                             label=f"{e + 1}" + (" (first pass)" if e == 0 else "")) for e in range(n_epochs)]
-            ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, title="epoch")
+            handles = [Patch(facecolor=style.color(e), edgecolor="black", label=epoch_label(e))
+                       for e in range(n_epochs)]
+            # Translators: the title of the key of epoch colours (one pass over the data is an epoch).
+            ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, title=_("epoch"))
             self._epoch_count = n_epochs
         ax.set_title(self.default_title() if title is None else title, loc="left")
 
@@ -244,7 +249,7 @@ class BatchOrderDisplay(Display):
 
     def default_title(self) -> str:
         """The code line, then :attr:`note` when given, else :meth:`notes`."""
-        head = self.code or ("rows are batches; colour = epoch" if self.batched else "one element per step")
+        head = self.code or (_("rows are batches; colour = epoch") if self.batched else _("one element per step"))
         second = self.note or self.notes()
         return f"{head}\n{second}" if second else head
 
@@ -259,17 +264,37 @@ class BatchOrderDisplay(Display):
         '2 batches mix two epochs, 1 short batch'
         """
         if not self.batches:
-            return "the pipeline emitted nothing"
+            return _("the pipeline emitted nothing")
         if not self.batched:
             return ""
         sizes = self.batch_sizes
         notes = []
         mixed = len(self.mixed_batches)
         if mixed:
-            notes.append("1 batch mixes two epochs" if mixed == 1 else f"{mixed} batches mix two epochs")
+            notes.append(ngettext("{n} batch mixes two epochs", "{n} batches mix two epochs", mixed).format(n=mixed))
         short = [s for s in sizes if sizes and s < max(sizes)]
         if short:
-            notes.append("1 short batch" if len(short) == 1 else f"{len(short)} short batches")
+            notes.append(ngettext("{n} short batch", "{n} short batches", len(short)).format(n=len(short)))
         if self.truncated:
-            notes.append(f"reading stopped at max_batches={len(sizes)}: the stream goes on")
-        return ", ".join(notes) if notes else "every batch full, no epoch mixing"
+            notes.append(_("reading stopped at max_batches={n}: the stream goes on").format(n=len(sizes)))
+        return list_of(notes) if notes else _("every batch full, no epoch mixing")
+
+
+def epoch_label(epoch: int) -> str:
+    """A key's name for ``epoch`` (counted from 0): "1 (first pass)", "2", ... (epochs are counted from 1).
+
+    >>> epoch_label(0), epoch_label(2)
+    ('1 (first pass)', '3')
+    """
+    # Translators: the key of epoch colours; epoch 1 is the first pass over the data.
+    return _("{epoch} (first pass)").format(epoch=1) if epoch == 0 else str(epoch + 1)
+
+
+def list_of(notes: list[str]) -> str:
+    """Short notes in one line, separated as the language separates the items of a list ("a, b, c").
+
+    >>> list_of(["1 short batch", "2 batches mix two epochs"])
+    '1 short batch, 2 batches mix two epochs'
+    """
+    # Translators: what separates the short notes of a list, e.g. "1 short batch, 2 batches mix two epochs".
+    return _(", ").join(notes)

@@ -9,6 +9,8 @@ import tensorflow as tf
 from . import style
 from ._validate import require_positive_int
 from .display import Display, new_axes
+from .i18n import gettext as _
+from .i18n import ngettext, width
 from .reading import read, read_ids
 from .stats import epoch_stats, epochs_of, format_correlation, shuffle_stats
 
@@ -87,7 +89,8 @@ class ShuffleDisplay(Display):
         epochs = require_positive_int(epochs, "epochs", where)
         seed = _seed(seed, where)
         if n_elements * epochs > MAX_ELEMENTS:
-            raise ValueError(f"{where}: n_elements * epochs must be <= {MAX_ELEMENTS:,}; got {n_elements * epochs:,}.")
+            raise ValueError(_("{where}: n_elements * epochs must be <= {limit:,}; got {value:,}.").format(
+                where=where, limit=MAX_ELEMENTS, value=n_elements * epochs))
         ds = (
             tf.data.Dataset.range(n_elements)
             .shuffle(buffer_size, seed=seed, reshuffle_each_iteration=bool(reshuffle_each_iteration))
@@ -125,9 +128,9 @@ class ShuffleDisplay(Display):
         max_elements = require_positive_int(max_elements, "max_elements", where)
         if buffer_size is not None:
             buffer_size = _buffer_size(buffer_size, where)
-        result, _ = read_ids(dataset, max_elements=max_elements, where=where, flat=True)  # tf.data or Grain, bounded
+        result, _unused = read_ids(dataset, max_elements=max_elements, where=where, flat=True)  # tf.data or Grain
         if not result.elements:
-            raise ValueError(f"{where}: the dataset is empty, so there is no order to show.")
+            raise ValueError(_("{where}: the dataset is empty, so there is no order to show.").format(where=where))
         return cls(np.array(result.elements, dtype=np.int64), n_elements=n_elements, buffer_size=buffer_size,
                    truncated=result.more)
 
@@ -166,7 +169,7 @@ class ShuffleDisplay(Display):
 
         heading = self._default_title() if title is None else title
         # A new figure is made wide enough for its title: axes.titlesize in points, about 0.55 of it per letter.
-        longest = max((len(line) for line in heading.splitlines()), default=0)
+        longest = max((width(line) for line in heading.splitlines()), default=0)  # a CJK character takes two
         points = FontProperties(size=mpl.rcParams["axes.titlesize"]).get_size_in_points()
         fig, ax = new_axes(ax, (max(6.5, 0.55 * points * longest / 72 + 1.0), 4.2))
         pos = np.arange(self.order.size)
@@ -181,8 +184,8 @@ class ShuffleDisplay(Display):
         self._key(ax)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_xlabel("output position (order the pipeline emits)")
-        ax.set_ylabel("element id (input position)")
+        ax.set_xlabel(_("output position (order the pipeline emits)"))
+        ax.set_ylabel(_("element id (input position)"))
         ax.set_xlim(-1, max(self.order.size, 2))
         ax.set_ylim(-1, self.n_elements)
         ax.set_title(heading, loc="left")
@@ -226,9 +229,13 @@ class ShuffleDisplay(Display):
         n = int(self.epochs.max()) + 1 if self.order.size else 1
         if n == 1:
             return []
-        keys = [f"epoch {e + 1}" + (" (first pass)" if e == 0 else "") for e in range(min(n, 7))]
+        # Translators: the key of the dots' colours; epoch 1 is the first pass over the data.
+        keys = [_("epoch {epoch} (first pass)").format(epoch=1) if e == 0 else _("epoch {epoch}").format(epoch=e + 1)
+                for e in range(min(n, 7))]
         if n > 7:
-            keys.append("epoch 8" if n == 8 else f"epochs 8-{n}")
+            # Translators: one colour for the eighth epoch and every later one, e.g. "epochs 8-12".
+            keys.append(_("epoch {epoch}").format(epoch=8) if n == 8 else _("epochs {first}-{last}").format(
+                first=8, last=n))
         return keys
 
     def _key(self, ax) -> None:
@@ -251,7 +258,8 @@ class ShuffleDisplay(Display):
             ax.legend(handles=handles, loc="lower right", frameon=False, fontsize="small")
 
     def _limit_label(self) -> str:
-        return f"limit: id <= position + {self.buffer_size - 1}"
+        # Translators: the dashed line's key: no element id above the output position plus buffer_size - 1.
+        return _("limit: id <= position + {slack}").format(slack=self.buffer_size - 1)
 
     def _limit_line(self) -> tuple[list, list]:
         """The dashed limit, one segment per epoch: at position j, ids up to j + buffer_size - 1."""
@@ -263,10 +271,15 @@ class ShuffleDisplay(Display):
         return xs, ys
 
     def _default_title(self) -> str:
-        head = f"shuffle(buffer_size={self.buffer_size})" if self.buffer_size is not None else "output order"
-        title = f"{head} over {self.n_elements} elements\n{self.summary()}"
+        n = self.n_elements
+        if self.buffer_size is not None:
+            head = ngettext("shuffle(buffer_size={buffer_size}) over {n} element",
+                            "shuffle(buffer_size={buffer_size}) over {n} elements", n)
+        else:
+            head = ngettext("output order over {n} element", "output order over {n} elements", n)
+        title = head.format(buffer_size=self.buffer_size, n=n) + "\n" + self.summary()
         if self.truncated:
-            title += f"\nreading stopped at max_elements={self.order.size}; the dataset goes on"
+            title += "\n" + _("reading stopped at max_elements={n}; the dataset goes on").format(n=self.order.size)
         return title
 
     def summary(self) -> str:
@@ -281,32 +294,42 @@ class ShuffleDisplay(Display):
         stats = self.epoch_stats
         rhos = [format_correlation(s["rank_correlation"], changed=s["moved"] > 0) for s in stats]
         if len(stats) == 1:
-            return f"Spearman ρ {rhos[0]} (1 = order kept), {stats[0]['moved']} of {stats[0]['size']} moved"
+            # Translators: ρ is Spearman's rank correlation of the output order with the input order.
+            return _("Spearman ρ {rho} (1 = order kept), {moved} of {size} moved").format(
+                rho=rhos[0], moved=stats[0]["moved"], size=stats[0]["size"])
         same = all(s["same_as_first"] for s in stats)
         if len(rhos) <= TITLE_EPOCHS:
-            return f"Spearman ρ per epoch {', '.join(rhos)} (1 = order kept)" + \
-                ("; every epoch in one order" if same else "")
+            text = (_("Spearman ρ per epoch {rhos} (1 = order kept); every epoch in one order") if same
+                    else _("Spearman ρ per epoch {rhos} (1 = order kept)"))
+            return text.format(rhos=", ".join(rhos))
         shown = ", ".join(rhos[:3]) + f", …, {rhos[-1]}"
-        return f"Spearman ρ per epoch {shown} ({len(stats)} epochs" + ("; all in one order)" if same else ")")
+        # Translators: {epochs} is 5 or more.
+        text = (_("Spearman ρ per epoch {rhos} ({epochs} epochs; all in one order)") if same
+                else _("Spearman ρ per epoch {rhos} ({epochs} epochs)"))
+        return text.format(rhos=shown, epochs=len(stats))
 
 def _buffer_size(value, where: str, *, n_elements: int | None = None) -> int:
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value == 0:
-        raise ValueError(
-            f"{where}: buffer_size must be >= 1, got 0. A buffer of 1 keeps the order unchanged; "
+        raise ValueError(_(
+            "{where}: buffer_size must be >= 1, got 0. A buffer of 1 keeps the order unchanged; "
             "use a buffer at least as large as the dataset for a full shuffle."
-        )
+        ).format(where=where))
     value = require_positive_int(value, "buffer_size", where)
     if value > MAX_BUFFER:
-        data = f" (n_elements={n_elements})" if n_elements is not None else ""
-        raise ValueError(
-            f"{where}: buffer_size must be <= {MAX_BUFFER:,}, got {value:,}. TensorFlow reserves room for the whole "
-            "buffer when the shuffle starts, so a huge one can crash the kernel, and a buffer larger than the "
-            f"data{data} shuffles no better than one as large as the data: that is the full shuffle."
-        )
+        if n_elements is None:
+            text = _("{where}: buffer_size must be <= {limit:,}, got {value:,}. TensorFlow reserves room for the "
+                     "whole buffer when the shuffle starts, so a huge one can crash the kernel, and a buffer larger "
+                     "than the data shuffles no better than one as large as the data: that is the full shuffle.")
+        else:
+            text = _("{where}: buffer_size must be <= {limit:,}, got {value:,}. TensorFlow reserves room for the "
+                     "whole buffer when the shuffle starts, so a huge one can crash the kernel, and a buffer larger "
+                     "than the data (n_elements={n_elements}) shuffles no better than one as large as the data: "
+                     "that is the full shuffle.")
+        raise ValueError(text.format(where=where, limit=MAX_BUFFER, value=value, n_elements=n_elements))
     return value
 
 
 def _seed(value, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{where}: seed must be an int, got {type(value).__name__}.")
+        raise TypeError(_("{where}: seed must be an int, got {kind}.").format(where=where, kind=type(value).__name__))
     return int(value)

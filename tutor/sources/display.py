@@ -7,8 +7,10 @@ import numpy as np
 
 from .._validate import require_choice, require_dataset, require_positive_int
 from ..display import Display
+from ..i18n import gettext as _
 from ..reading import read
 from .lookup import SourceIndex, read_sources
+from .words import key_word, plural_of, row_word
 
 class SourceDisplay(Display):
     """Rows of output cells, each coloured by its source and labelled with its position there.
@@ -66,7 +68,7 @@ class SourceDisplay(Display):
         self.batched = bool(batched)
         self.row_name = str(row_name)
         self.groups = [[int(g) for g in row] for row in groups] if groups is not None else \
-            [[s for s, _ in row] for row in self.rows]
+            [[s for s, _p in row] for row in self.rows]
         self.group_names = [str(g) for g in group_names] if group_names is not None else list(self.names)
         self.source_sizes = None if source_sizes is None else [int(n) for n in source_sizes]
         self.source_groups = None if source_groups is None else [[int(g) for g in gs] for gs in source_groups]
@@ -108,17 +110,18 @@ class SourceDisplay(Display):
         """
         where = "SourceDisplay.from_datasets"
         sources = _as_list(sources, where)
-        require_dataset(output, where + " (the output)")
+        # Translators: names a function's argument in a message, e.g. "SourceDisplay.from_datasets (the output)".
+        require_dataset(output, _("{where} (the output)").format(where=where))
         max_rows = require_positive_int(max_rows, "max_rows", where)
         names = _names(names, len(sources), where)
-        values, _ = read_sources(sources, max_elements=max_source_elements, where=where)
+        values, _more = read_sources(sources, max_elements=max_source_elements, where=where)
         index = SourceIndex(values, padding_value=padding_value, names=names, where=where)
         _refuse_nested(output, where)
         result = read(output, max_elements=max_rows, where=where)
         found = [index.cells(element) for element in result.elements]
-        batched = any(not single for _, single in found)
+        batched = any(not single for _cells, single in found)
         # A stream of single elements is one row, drawn wrapped; batches and windows are a row each.
-        rows = [cells for cells, _ in found] if batched else [[cells[0] for cells, _ in found]]
+        rows = [cells for cells, _single in found] if batched else [[cells[0] for cells, _single in found]]
         group_names, source_groups = None, None
         if key is not None:
             group_names, source_groups = _groups_by_key(key, values, where)
@@ -142,31 +145,35 @@ class SourceDisplay(Display):
         """
         where = "SourceDisplay.from_replicas"
         if isinstance(steps, (str, bytes)) or not hasattr(steps, "__iter__"):
-            raise TypeError(f"{where} expects a list with, per step, one array of ids per replica (what "
-                            f"strategy.experimental_local_results(batch) returns), got {type(steps).__name__}.")
+            raise TypeError(_("{where} expects a list with, per step, one array of ids per replica (what "
+                              "strategy.experimental_local_results(batch) returns), got {kind}.").format(
+                where=where, kind=type(steps).__name__))
         rows, n_replicas = [], 0
         for step in steps:
             parts = [np.atleast_1d(np.asarray(getattr(p, "numpy", lambda p=p: p)())) for p in step]
             if any(p.ndim != 1 or not np.issubdtype(p.dtype, np.integer) for p in parts):
-                raise TypeError(f"{where}: each replica's part must be a 1-D batch of integer ids, got "
-                                f"{[p.shape for p in parts]} of {[str(p.dtype) for p in parts]}.")
+                raise TypeError(_("{where}: each replica's part must be a 1-D batch of integer ids, got {shapes} "
+                                  "of {dtypes}.").format(where=where, shapes=[p.shape for p in parts],
+                                                         dtypes=[str(p.dtype) for p in parts]))
             n_replicas = max(n_replicas, len(parts))
             rows.append([(r, int(i)) for r, part in enumerate(parts) for i in part])
-        names = list(names) if names is not None else [f"replica {r}" for r in range(n_replicas)]
+        # Translators: the name of a replica (a copy of the model on one device), e.g. "replica 0".
+        names = list(names) if names is not None else [_("replica {r}").format(r=r) for r in range(n_replicas)]
         if len(names) < n_replicas:
-            raise ValueError(f"{where}: got {len(names)} names for {n_replicas} replicas.")
+            raise ValueError(_("{where}: got {names} names for {replicas} replicas.").format(
+                where=where, names=len(names), replicas=n_replicas))
         return cls(rows, names=names, batched=True, row_name="step", key_name="replica", code=code)
 
     # --------------------------------------------------------------- numbers
     @property
     def sources(self) -> list[list[int]]:
         """The source of every cell, shaped like :attr:`rows`."""
-        return [[s for s, _ in row] for row in self.rows]
+        return [[s for s, _p in row] for row in self.rows]
 
     @property
     def positions(self) -> list[list[int]]:
         """The position in its source of every cell, shaped like :attr:`rows`."""
-        return [[p for _, p in row] for row in self.rows]
+        return [[p for _s, p in row] for row in self.rows]
 
     @property
     def labels(self) -> list[list[str]]:
@@ -177,7 +184,7 @@ class SourceDisplay(Display):
     @property
     def counts(self) -> dict[str, int]:
         """How many output cells came from each source."""
-        flat = [s for row in self.rows for s, _ in row]
+        flat = [s for row in self.rows for s, _p in row]
         return {name: flat.count(k) for k, name in enumerate(self.names)}
 
     @property
@@ -190,7 +197,7 @@ class SourceDisplay(Display):
     def uses(self) -> list[list[int]]:
         """For every source element: how many times it came out (0 = dropped). Needs ``source_sizes``."""
         if self.source_sizes is None:
-            raise ValueError("This SourceDisplay does not know its sources' sizes; build it with from_datasets.")
+            raise ValueError(_("This SourceDisplay does not know its sources' sizes; build it with from_datasets."))
         out = [[0] * n for n in self.source_sizes]
         for row in self.rows:
             for s, p in row:
@@ -198,7 +205,7 @@ class SourceDisplay(Display):
         return out
 
     def __repr__(self) -> str:
-        rows = f"{len(self.rows)} {plural(self.row_name)}" if self.batched \
+        rows = f"{len(self.rows)} {plural_of(self.row_name)}" if self.batched \
             else f"{sum(len(r) for r in self.rows)} elements"
         counts = ", ".join(f"{k}: {v}" for k, v in self.counts.items())
         return f"SourceDisplay({rows} from {counts}{', truncated' if self.truncated else ''})"
@@ -222,29 +229,41 @@ class SourceDisplay(Display):
     def default_title(self, kind: str = "outputs") -> str:
         """The code line, then what the picture shows."""
         if kind == "inputs":
-            head = self.code or "which source elements came out"
+            head = self.code or _("which source elements came out")
             dropped = sum(u.count(0) for u in self.uses)
-            return f"{head}\ngrey: never came out ({dropped}); ×n: came out n times"
-        head = self.code or (f"rows are {plural(self.row_name)}" if self.batched else "elements in output order")
+            # Translators: how to read the inputs picture; "×n" is written in the cells, n stays a letter.
+            return head + "\n" + _("grey: never came out ({dropped}); ×n: came out n times").format(dropped=dropped)
+        # Translators: {rows} is what a row is, in the plural: batches, windows, pairs, steps.
+        head = self.code or (_("rows are {rows}").format(rows=row_word(self.row_name, plural=True)) if self.batched
+                             else _("elements in output order"))
         if not self.rows:
-            return head + "\nthe pipeline emitted nothing"
-        read = f"{len(self.rows)} {plural(self.row_name)}" if self.batched else f"{len(self.rows[0])} elements"
-        count = len(self.rows) if self.batched else len(self.rows[0])
-        note = f"reading stopped at max_rows={count}: the first {read} of a longer stream; " if self.truncated else ""
+            return head + "\n" + _("the pipeline emitted nothing")
         if self.key_name is not None:
             counts = ", ".join(f"{k}: {v}" for k, v in self.group_counts.items())
-            return f"{head}\n{note}cells per {self.key_name}: {counts}"
-        if len(self.names) == 1:
+            # Translators: {key} is what the colours are (a function's name, "colour", "replica"), then counts.
+            line = _("cells per {key}: {counts}").format(key=key_word(self.key_name), counts=counts)
+        elif len(self.names) == 1:
             cells = sum(len(r) for r in self.rows)
-            inputs = f" from {self.source_sizes[0]} input elements" if self.source_sizes else ""
-            return f"{head}\n{note}{cells} cells{inputs}"
-        counts = ", ".join(f"{k} {v}" for k, v in self.counts.items())
-        return f"{head}\n{note}cells per source: {counts}"
+            if self.source_sizes:
+                line = _("{cells} cells from {inputs} input elements").format(cells=cells, inputs=self.source_sizes[0])
+            else:
+                line = _("{cells} cells").format(cells=cells)
+        else:
+            counts = ", ".join(f"{k} {v}" for k, v in self.counts.items())
+            line = _("cells per source: {counts}").format(counts=counts)
+        if self.truncated:
+            # Translators: how far reading went, then what the cells are ("...; cells per source: A 3, B 2").
+            line = _("{stopped}; {cells}").format(stopped=self._truncation(), cells=line)
+        return f"{head}\n{line}"
 
-
-def plural(word: str) -> str:
-    """``'batch'`` -> ``'batches'``, ``'window'`` -> ``'windows'``."""
-    return word + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")
+    def _truncation(self) -> str:
+        """How far reading went when it stopped at ``max_rows`` (the start of the title's second line)."""
+        if self.batched:
+            # Translators: {rows} is what a row is, in the plural: batches, windows, pairs, steps.
+            return _("reading stopped at max_rows={count}: the first {count} {rows} of a longer stream").format(
+                count=len(self.rows), rows=row_word(self.row_name, plural=True))
+        return _("reading stopped at max_rows={count}: the first {count} elements of a longer stream").format(
+            count=len(self.rows[0]))
 
 
 def _as_list(sources: Any, where: str) -> list:
@@ -254,16 +273,19 @@ def _as_list(sources: Any, where: str) -> list:
         return [sources]
     if isinstance(sources, (list, tuple)) and sources and all(isinstance(s, tf.data.Dataset) for s in sources):
         return list(sources)
-    raise TypeError(f"{where} expects a tf.data.Dataset or a list of them as its sources, got "
-                    f"{type(sources).__name__}; for example [tf.data.Dataset.range(5), tf.data.Dataset.range(100, 105)].")
+    raise TypeError(_("{where} expects a tf.data.Dataset or a list of them as its sources, got {kind}; for example "
+                      "[tf.data.Dataset.range(5), tf.data.Dataset.range(100, 105)].").format(
+        where=where, kind=type(sources).__name__))
 
 
 def _names(names: Sequence[str] | None, n: int, where: str) -> list[str]:
     if names is None:
-        return ["input"] if n == 1 else [chr(ord("A") + k) if k < 26 else f"S{k}" for k in range(n)]
+        # Translators: the name of the one source of a pipeline, in the picture's key and row labels.
+        return [_("input")] if n == 1 else [chr(ord("A") + k) if k < 26 else f"S{k}" for k in range(n)]
     names = [str(x) for x in names]
     if len(names) != n:
-        raise ValueError(f"{where}: got {len(names)} names for {n} sources; give one name per source.")
+        raise ValueError(_("{where}: got {names} names for {n} sources; give one name per source.").format(
+            where=where, names=len(names), n=n))
     return names
 
 
@@ -271,14 +293,14 @@ def _refuse_nested(output, where: str) -> None:
     import tensorflow as tf
 
     if any(isinstance(s, tf.data.DatasetSpec) for s in tf.nest.flatten(output.element_spec)):
-        raise TypeError(f"{where}: the output yields datasets, not tensors: window() does that. Turn each window "
-                        "into a tensor first, for example .flat_map(lambda w: w.batch(size)).")
+        raise TypeError(_("{where}: the output yields datasets, not tensors: window() does that. Turn each window "
+                          "into a tensor first, for example .flat_map(lambda w: w.batch(size)).").format(where=where))
 
 
 def _groups_by_key(key: Callable, values: list[list], where: str) -> tuple[list[str], list[list[int]]]:
     if not callable(key):
-        raise TypeError(f"{where}: key must be a function of one source element, e.g. key=len, "
-                        f"got {type(key).__name__}.")
+        raise TypeError(_("{where}: key must be a function of one source element, e.g. key=len, got {kind}.").format(
+            where=where, kind=type(key).__name__))
     from ..reading import plain
 
     labels = [[key(plain(v)) for v in elements] for elements in values]

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from .. import style
 from ..display import new_axes
+from ..i18n import gettext as _
+from ..i18n import width as text_width
+from .words import key_word, row_word
 
 
 def group_colour(group: int, n_groups: int) -> str:
@@ -28,7 +31,7 @@ def draw(disp, *, ax, title, kind: str, wrap: int):
         rows, row_labels = _output_rows(disp, wrap)
     width = max([len(r) for r in rows] + [1])
     title = disp.default_title(kind) if title is None else title
-    longest = max((len(line) for line in title.splitlines()), default=0)
+    longest = max((text_width(line) for line in title.splitlines()), default=0)  # a CJK character takes two
     wide = max(5.0, 2.0 + 0.55 * width, 0.09 * longest + 2.2)  # room for the cells, the legend and the title
     fig, ax = new_axes(ax, (min(wide, 14), min(max(2.2, 1.3 + 0.42 * len(rows)), 9)))
     boxes, colours, texts = [], [], []
@@ -56,24 +59,31 @@ def draw(disp, *, ax, title, kind: str, wrap: int):
     # The axis title clears the widest row label, whatever the font size (presentation mode enlarges both).
     pad = 8 + style.row_label_width(row_labels, mpl.rcParams["font.size"] * 0.833)
     if kind == "inputs":
-        ax.set_xlabel("position in the source", labelpad=14)
-        ax.set_ylabel("source", labelpad=pad)
+        ax.set_xlabel(_("position in the source"), labelpad=14)
+        # Translators: y axis label: each row is one source (one input dataset).
+        ax.set_ylabel(_("source"), labelpad=pad)
     elif disp.batched:
-        ax.set_xlabel(f"position inside the {disp.row_name}", labelpad=14)
-        ax.set_ylabel(f"{disp.row_name}, in the order emitted (size)", labelpad=pad)
+        row = row_word(disp.row_name)
+        # Translators: x axis label; {row} is what a row is: a batch, a window, a pair, a step.
+        ax.set_xlabel(_("position inside the {row}").format(row=row), labelpad=14)
+        # Translators: y axis label; {row} is what a row is, and "(size)" says the number after each row's number.
+        ax.set_ylabel(_("{row}, in the order emitted (size)").format(row=row), labelpad=pad)
     else:
-        per_row = f" ({wrap} per row)" if len(rows) > 1 else ""
-        ax.set_xlabel(f"output order, left to right{per_row}", labelpad=14)
-        ax.set_ylabel("elements so far", labelpad=pad)
+        if len(rows) > 1:
+            ax.set_xlabel(_("output order, left to right ({n} per row)").format(n=wrap), labelpad=14)
+        else:
+            ax.set_xlabel(_("output order, left to right"), labelpad=14)
+        # Translators: y axis label: each row starts with the number of elements in the rows above it.
+        ax.set_ylabel(_("elements so far"), labelpad=pad)
     ax.tick_params(length=0)
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
     handles = [Patch(facecolor=group_colour(g, n_groups), edgecolor="black", label=name)
                for g, name in enumerate(disp.group_names)]
     if kind == "inputs":
-        handles.append(Patch(facecolor=UNUSED_COLOUR, edgecolor="black", label="never came out"))
+        handles.append(Patch(facecolor=UNUSED_COLOUR, edgecolor="black", label=_("never came out")))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
-              title=disp.key_name)
+              title=None if disp.key_name is None else key_word(disp.key_name))
     ax.set_title(title, loc="left")
     disp.ax_, disp.figure_, disp.cells_, disp.texts_ = ax, fig, cells, texts
     return disp

@@ -25,6 +25,7 @@ from typing import Any, Hashable, Sequence
 import numpy as np
 
 from .._validate import require_dataset, require_positive_int
+from ..i18n import gettext as _
 from ..reading import read
 
 
@@ -65,10 +66,11 @@ def read_sources(sources: Sequence[Any], *, max_elements: int, where: str) -> tu
     max_elements = require_positive_int(max_elements, "max_source_elements", where)
     values, more = [], []
     for k, source in enumerate(sources):
-        require_dataset(source, f"{where} (source {k})")
+        # Translators: names a function's argument in a message, e.g. "SourceDisplay.from_datasets (source 1)".
+        require_dataset(source, _("{where} (source {k})").format(where=where, k=k))
         if any(isinstance(s, tf.data.DatasetSpec) for s in tf.nest.flatten(source.element_spec)):
-            raise TypeError(f"{where}: source {k} yields datasets (window() does that); give the display datasets "
-                            "of tensors.")
+            raise TypeError(_("{where}: source {k} yields datasets (window() does that); give the display datasets "
+                              "of tensors.").format(where=where, k=k))
         result = read(source, max_elements=max_elements, where=where)
         values.append(result.elements)
         more.append(result.more)
@@ -99,14 +101,16 @@ class SourceIndex:
                 key = element_key(value)
                 if key in self.table:
                     s0, p0 = self.table[key]
-                    raise ValueError(
-                        f"{where}: the element {short(value)} is both element {p0} of {self._name(s0)} and element "
-                        f"{p} of {self._name(s)}, so the display cannot tell where an output came from. Give every "
-                        "source its own ids, for example tf.data.Dataset.range(100, 110) for the second one.")
+                    raise ValueError(_(
+                        "{where}: the element {value} is both element {p0} of {first} and element {p} of {second}, "
+                        "so the display cannot tell where an output came from. Give every source its own ids, for "
+                        "example tf.data.Dataset.range(100, 110) for the second one."
+                    ).format(where=where, value=short(value), p0=p0, first=self._name(s0), p=p, second=self._name(s)))
                 self.table[key] = (s, p)
 
     def _name(self, s: int) -> str:
-        return f"source {self.names[s]!r}"
+        # Translators: a source named in a message, e.g. "source 'A'".
+        return _("source {name}").format(name=repr(self.names[s]))
 
     def find(self, value: Any) -> tuple[int, int] | None:
         """``(source, position)`` of ``value``, or None. Trailing padding of a 1-D value is ignored."""
@@ -152,12 +156,17 @@ class SourceIndex:
         raise self._missing(element)
 
     def _missing(self, value: Any, whole: Any = None) -> ValueError:
-        inside = f" (inside the output element {short(whole)})" if whole is not None else ""
-        return ValueError(
-            f"{self.where}: the output value {short(value)}{inside} is not an element of any source. The display "
-            "follows elements that pass through unchanged: a map() that changes values (or a source read only in "
-            "part) hides where they came from. Pass the sources the pipeline really reads, and keep value-changing "
-            "maps out of the pipeline you draw.")
+        if whole is None:
+            text = _("{where}: the output value {value} is not an element of any source. The display follows "
+                     "elements that pass through unchanged: a map() that changes values (or a source read only in "
+                     "part) hides where they came from. Pass the sources the pipeline really reads, and keep "
+                     "value-changing maps out of the pipeline you draw.")
+        else:
+            text = _("{where}: the output value {value} (inside the output element {whole}) is not an element of "
+                     "any source. The display follows elements that pass through unchanged: a map() that changes "
+                     "values (or a source read only in part) hides where they came from. Pass the sources the "
+                     "pipeline really reads, and keep value-changing maps out of the pipeline you draw.")
+        return ValueError(text.format(where=self.where, value=short(value), whole=short(whole)))
 
 
 def _unstack(parts: tuple) -> list | None:
