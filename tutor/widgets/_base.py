@@ -8,6 +8,8 @@ import ipywidgets as widgets
 from matplotlib.axes import Axes
 
 from .. import render, style
+from ..i18n import get_language
+from ..i18n import gettext as _
 from . import _frontend, _static
 from ._ahead import DRAWING, Frame, Lookahead, neighbours
 from ._canvas import ExplorerCanvas
@@ -104,9 +106,10 @@ class Explorer(_static.StaticFallback, widgets.Box):
         self.lookahead = Lookahead(self, figsize, margins) if precompute else None
         self.image = widgets.Image(format="png", layout=widgets.Layout(height="auto", max_width="100%", margin="0"))
         self.readout = widgets.HTML()
-        self.reset_button = widgets.Button(description="reset", tooltip="Back to the starting values",
+        # Translators: a button that puts every control back to its starting value.
+        self.reset_button = widgets.Button(description=_("reset"), tooltip=_("Back to the starting values"),
                                            layout=widgets.Layout(width="auto"))
-        self.reset_button.on_click(lambda _: self.reset())
+        self.reset_button.on_click(lambda _button: self.reset())
         self.buttons = widgets.HBox([self.reset_button])
         for control in self.controls.values():
             _compact(control)
@@ -154,7 +157,8 @@ class Explorer(_static.StaticFallback, widgets.Box):
         """Set several controls at once and redraw once."""
         unknown = set(values) - set(self.controls)
         if unknown:
-            raise KeyError(f"Unknown control(s) {sorted(unknown)}; this explorer has {sorted(self.controls)}.")
+            raise KeyError(_("Unknown control(s) {unknown}; this explorer has {controls}.").format(
+                unknown=sorted(unknown), controls=sorted(self.controls)))
         self._holding = True
         try:
             for key, value in values.items():
@@ -277,8 +281,9 @@ class Explorer(_static.StaticFallback, widgets.Box):
         self._drawn = self._current
 
     def _key(self, values: dict):
-        """What a stored picture must match: the values, the picture's size and presentation mode."""
-        key = (tuple(sorted(values.items())), self.canvas.css_width, self.canvas.dpr, style.is_presentation())
+        """What a stored picture must match: the values, the picture's size, presentation mode and the language."""
+        key = (tuple(sorted(values.items())), self.canvas.css_width, self.canvas.dpr, style.is_presentation(),
+               get_language())
         try:
             hash(key)
         except TypeError:

@@ -15,6 +15,7 @@ import io
 
 import numpy as np
 
+from ..i18n import gettext as _
 from .layout import fit_margins, new_figure, shrink_wide_texts
 
 #: CSS pixels per inch, as browsers count them: a 10 pt label is 13.3 CSS pixels high.
@@ -46,7 +47,8 @@ class ExplorerCanvas:
     def __init__(self, figsize: tuple[float, float], margins: dict | None = None):
         width, height = (float(v) for v in figsize)
         if width <= 0 or height <= 0:
-            raise ValueError(f"figsize must be two positive numbers (inches), got {figsize!r}.")
+            raise ValueError(_("figsize must be two positive numbers (inches), got {value}.").format(
+                value=repr(figsize)))
         self.aspect = height / width
         self.preferred_width = width * CSS_PX_PER_INCH
         self.figure = new_figure(width, height, margins=margins)
@@ -126,7 +128,7 @@ class ExplorerCanvas:
         canvas = self.figure.canvas
         canvas.draw()
         pad = PAD_PX * self.dpr
-        for _ in range(5):  # tick labels change with the axes' size, titles with the margins: settle in a few rounds
+        for _round in range(5):  # tick labels change with the axes' size, titles with the margins: settle in a few rounds
             shrunk = shrink_wide_texts(self.figure, canvas.get_renderer(), pad=pad)
             moved = fit_margins(self.figure, canvas.get_renderer(), pad=pad)
             if not (shrunk or moved):

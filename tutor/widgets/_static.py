@@ -23,6 +23,8 @@ import html
 
 import ipywidgets as widgets
 
+from ..i18n import gettext as _
+
 #: The mime type of a live widget's view.
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -33,7 +35,9 @@ def plain_text(name: str) -> str:
     >>> plain_text("shuffle_explorer")
     'shuffle_explorer: run this cell after the ones above to get its sliders (Jupyter, Colab or Binder).'
     """
-    return f"{name}: run this cell after the ones above to get its sliders (Jupyter, Colab or Binder)."
+    # Translators: shown instead of an explorer where widgets do not run; keep it under about 110 characters.
+    return _("{name}: run this cell after the ones above to get its sliders (Jupyter, Colab or Binder).").format(
+        name=name)
 
 
 def static_html(name: str, png: bytes | None, width: int | None = None) -> str:
@@ -47,13 +51,17 @@ def static_html(name: str, png: bytes | None, width: int | None = None) -> str:
     if png:
         data = base64.b64encode(bytes(png)).decode("ascii")
         size = f' width="{int(width)}"' if width else ""
-        parts.append(f'<img src="data:image/png;base64,{data}"{size} alt="The picture {title} starts with" '
+        # Translators: the alternative text of an explorer's saved picture; {name} is the explorer's name.
+        alt = html.escape(_("The picture {name} starts with").format(name=name), quote=True)
+        parts.append(f'<img src="data:image/png;base64,{data}"{size} alt="{alt}" '
                      'style="max-width: 100%; height: auto;">')
-        what = f"<code>{title}</code> starts with this picture."
+        # Translators: under an explorer's saved picture, on the website; {name} is the explorer's name, as code.
+        what = _("{name} starts with this picture. Its sliders work when the notebook runs: run the cells above and "
+                 "this one in Jupyter, or open the notebook on Colab or Binder.")
     else:
-        what = f"<code>{title}</code> is an explorer."
-    parts.append(f"<p>{what} Its sliders work when the notebook runs: run the cells above and this one in "
-                 "Jupyter, or open the notebook on Colab or Binder.</p>")
+        what = _("{name} is an explorer. Its sliders work when the notebook runs: run the cells above and this one "
+                 "in Jupyter, or open the notebook on Colab or Binder.")
+    parts.append("<p>" + html.escape(what).format(name=f"<code>{title}</code>") + "</p>")
     parts.append("</div>")
     return "".join(parts)
 

@@ -7,6 +7,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from ..augment import available_paths, rotation_grid
+from ..i18n import gettext as _
 from ._base import Explorer, choice, int_slider
 
 
@@ -29,18 +30,21 @@ def augment_explorer(images=None, *, n: int = 16, degrees: float = 30.0, path: s
         images = digits(n, seed=0)[0]
     images = np.asarray(images)[:n]
     if images.ndim not in (3, 4) or images.shape[0] == 0:
-        raise ValueError(f"augment_explorer expects images [n, H, W] or [n, H, W, C], got shape {images.shape}.")
+        raise ValueError(_("augment_explorer expects images [n, H, W] or [n, H, W, C], got shape {shape}.").format(
+            shape=images.shape))
     paths = available_paths()
     if path not in paths:
-        raise ValueError(f"path must be one of {paths} here, got {path!r}.")
+        raise ValueError(_("path must be one of {choices} here, got {value}.").format(choices=paths, value=repr(path)))
     limit = abs(float(degrees))
     ncols = 4 if len(images) > 4 else len(images)
     controls = {
         "degrees": widgets.IntRangeSlider(
-            value=(-int(limit), int(limit)), min=-180, max=180, step=5, description="angle range (°)",
+            # Translators: a range slider's name: the smallest and largest rotation angle, in degrees.
+            value=(-int(limit), int(limit)), min=-180, max=180, step=5, description=_("angle range (°)"),
             continuous_update=False, style={"description_width": "initial"},
         ),
-        "path": choice(paths, path, "path"),
+        # Translators: the name of the choice of how the images are rotated (scipy, tf, tf-batched: code names).
+        "path": choice(paths, path, _("path")),
         "seed": int_slider(seed, 0, 20, "seed"),
     }
 
@@ -57,7 +61,9 @@ def augment_explorer(images=None, *, n: int = 16, degrees: float = 30.0, path: s
 
     def describe(disp, values):
         lo, hi = values["degrees"]
-        return f"<b>{html.escape(values['path'])}</b>: {len(disp.titles)} images, angles drawn in [{lo}°, {hi}°] with seed {values['seed']}"
+        text = html.escape(_("{path}: {n} images, angles drawn in [{lo}°, {hi}°] with seed {seed}"))
+        return text.format(path=f"<b>{html.escape(values['path'])}</b>", n=len(disp.titles), lo=lo, hi=hi,
+                           seed=values["seed"])
 
     return Explorer(controls, compute, axes=grid, describe=describe, figsize=(5.6, 6.2), name="augment_explorer",
                     precompute=True)

@@ -7,6 +7,7 @@ from typing import Callable, NamedTuple
 import ipywidgets as widgets
 import tensorflow as tf
 
+from ..i18n import gettext as _
 from ..order import BatchOrderDisplay
 from ._base import Explorer, choice, int_slider
 from ._frontend import code_html
@@ -42,7 +43,8 @@ ORDERS = {
 
 def _order(order: str) -> str:
     if order not in ORDERS:
-        raise ValueError(f"order must be one of {list(ORDERS)}, got {order!r}.")
+        raise ValueError(_("order must be one of {choices}, got {value}.").format(
+            choices=list(ORDERS), value=repr(order)))
     return order
 
 
@@ -70,14 +72,15 @@ def what_happened(disp: BatchOrderDisplay, values: dict, n_elements: int) -> str
     reaching = n_elements * (values["count"] if spec.repeat_before_batch else 1)
     if not disp.batches:
         if values["drop_remainder"] and values["batch_size"] > reaching:
-            return (f"drop_remainder dropped every batch: batch_size={values['batch_size']} > "
-                    f"the {reaching} elements that reach batch()")
-        return "the pipeline emitted nothing"
+            return _("drop_remainder dropped every batch: batch_size={batch_size} > the {n} elements that reach "
+                     "batch()").format(batch_size=values["batch_size"], n=reaching)
+        return _("the pipeline emitted nothing")
     dropped = n_elements * values["count"] - len(disp.order)
     if disp.truncated:
-        return f"the first {len(disp.batches)} batches"
+        return _("the first {n} batches").format(n=len(disp.batches))
     if dropped > 0:
-        return f"drop_remainder dropped {dropped} of {n_elements * values['count']} elements (short batches)"
+        return _("drop_remainder dropped {dropped} of {n} elements (short batches)").format(
+            dropped=dropped, n=n_elements * values["count"])
     return disp.notes()
 
 
@@ -98,10 +101,13 @@ def order_explorer(
     pipeline_for(order, n_elements, batch_size, count, False, seed, n_elements)  # validates early
     controls = {
         "batch_size": int_slider(batch_size, 1, 12, "batch_size"),
-        "count": int_slider(count, 1, 4, "repeat count"),
+        # Translators: a slider's name: the count given to repeat(), how many times the data is read.
+        "count": int_slider(count, 1, 4, _("repeat count")),
         "drop_remainder": widgets.Checkbox(value=False, description="drop_remainder", style={"description_width": "initial"}),
-        "order": choice(ORDERS, order, "pipeline"),
-        "buffer_size": int_slider(n_elements, 1, 3 * n_elements, "shuffle buffer_size"),
+        # Translators: the name of the choice of pipelines (each option is a line of code).
+        "order": choice(ORDERS, order, _("pipeline")),
+        # Translators: a slider's name: the buffer_size argument of shuffle() (keep buffer_size as it is).
+        "buffer_size": int_slider(n_elements, 1, 3 * n_elements, _("shuffle buffer_size")),
         "seed": int_slider(seed, 0, 20, "seed"),
     }
 
@@ -123,10 +129,12 @@ def order_explorer(
         return {"title": disp.note}  # one line; the code is in the readout
 
     def describe(disp, values):
-        sizes = ", ".join(map(str, disp.batch_sizes)) or "none"
-        mixed = len(disp.mixed_batches)
-        return (f"{code_html(disp.code)}<br><b>{html.escape(disp.note)}</b><br>"
-                f"batch sizes: {sizes}<br>batches mixing epochs: {mixed}")
+        # Translators: the readout's list of batch sizes when there is no batch.
+        sizes = ", ".join(map(str, disp.batch_sizes)) or _("none")
+        lines = [_("batch sizes: {sizes}").format(sizes=sizes),
+                 _("batches mixing epochs: {n}").format(n=len(disp.mixed_batches))]
+        return f"{code_html(disp.code)}<br><b>{html.escape(disp.note)}</b><br>" + "<br>".join(
+            html.escape(line) for line in lines)
 
     return Explorer(controls, compute, options=options, describe=describe, figsize=(7.5, 4.6), name="order_explorer",
                     precompute=True)

@@ -4,14 +4,16 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from .. import render
+from ..i18n import N_
+from ..i18n import gettext as _
 from ..shuffle import ShuffleDisplay
 from ..stats import format_correlation
 from ._base import Explorer, int_slider
 from ._frontend import code_html
 
-TITLE = "Input id against output position"
+TITLE = N_("Input id against output position")
 
-MEANING = ("Each epoch on its own. Spearman ρ: rank correlation of the output order with the input order "
+MEANING = N_("Each epoch on its own. Spearman ρ: rank correlation of the output order with the input order "
            "(1 = order kept, 0 = no trace of it). Earliest: the most places an element came out early "
            "(at most buffer_size − 1).")
 
@@ -55,10 +57,15 @@ def shuffle_explorer(n_elements: int = 100, buffer_size: int = 10, seed: int = 0
         rows = []
         for e, s in enumerate(disp.epoch_stats):
             rho = format_correlation(s["rank_correlation"], changed=s["moved"] > 0)
-            same = " (= epoch 1)" if e and s["same_as_first"] else ""
-            rows.append([f"{e + 1}{same}", rho, f"{s['moved']} of {s['size']}", s["max_moved_earlier"]])
-        table = render.table(rows, header=["epoch", "Spearman ρ", "moved", "earliest"])
-        return f"{code_html(code)}{table}<small>{render.escape(MEANING)}</small>"
+            # Translators: in the readout's epoch column: this epoch came out in the same order as epoch 1.
+            epoch = _("{epoch} (= epoch 1)").format(epoch=e + 1) if e and s["same_as_first"] else str(e + 1)
+            # Translators: in the readout's "moved" column, e.g. "93 of 100" elements moved.
+            moved = _("{moved} of {size}").format(moved=s["moved"], size=s["size"])
+            rows.append([epoch, rho, moved, s["max_moved_earlier"]])
+        # Translators: the readout's column headings; "earliest" is the most places an element came out early.
+        header = [_("epoch"), "Spearman ρ", _("moved"), _("earliest")]
+        table = render.table(rows, header=header)
+        return f"{code_html(code)}{table}<small>{render.escape(_(MEANING))}</small>"
 
-    return Explorer(controls, compute, options=lambda disp, previous: {"title": TITLE}, describe=describe, figsize=(7.0, 4.4), name="shuffle_explorer",
-                    precompute=True)
+    return Explorer(controls, compute, options=lambda disp, previous: {"title": _(TITLE)}, describe=describe,
+                    figsize=(7.0, 4.4), name="shuffle_explorer", precompute=True)

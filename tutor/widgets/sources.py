@@ -7,6 +7,7 @@ import ipywidgets as widgets
 import numpy as np
 import tensorflow as tf
 
+from ..i18n import gettext as _
 from ..sources import SourceDisplay
 from ._base import Explorer, choice
 from ._frontend import code_html
@@ -37,8 +38,10 @@ def sequences() -> tf.data.Dataset:
 def length_range(boundaries):
     """A function naming the bucket of a sequence, as ``bucket_by_sequence_length`` splits lengths."""
     edges = list(boundaries)
-    names = [f"length < {edges[0]}"] + [f"{lo} ≤ length < {hi}" for lo, hi in zip(edges, edges[1:])] + \
-            [f"length ≥ {edges[-1]}"]
+    # Translators: the buckets of sequence lengths in the key: "length < 3", "3 ≤ length < 6", "length ≥ 6".
+    names = [_("length < {hi}").format(hi=edges[0])] + \
+        [_("{lo} ≤ length < {hi}").format(lo=lo, hi=hi) for lo, hi in zip(edges, edges[1:])] + \
+        [_("length ≥ {lo}").format(lo=edges[-1])]
 
     def bucket(seq):
         return names[int(np.searchsorted(edges, len(seq), side="right"))]
@@ -63,7 +66,7 @@ def explorer_display(transformation: str, *, cycle_length=2, block_length=3, wei
     if transformation == "sample_from_datasets":
         weights = [float(weight_a), float(weight_b), float(weight_c)]
         if sum(weights) <= 0:
-            raise ValueError("give at least one source a weight above 0.")
+            raise ValueError(_("give at least one source a weight above 0."))
         sources = [shard(i) for i in range(3)]
         output = tf.data.Dataset.sample_from_datasets(sources, weights=weights, seed=seed,
                                                       stop_on_empty_dataset=stop_on_empty_dataset)
@@ -85,7 +88,8 @@ def explorer_display(transformation: str, *, cycle_length=2, block_length=3, wei
                                                   bucket_batch_sizes=[2] * (len(edges) + 1))
         code = f"sequences.bucket_by_sequence_length(length, bucket_boundaries={edges}, bucket_batch_sizes=[2]*{len(edges) + 1})"
         return SourceDisplay.from_datasets(source, output, key=length_range(edges), code=code)
-    raise ValueError(f"transformation must be one of {list(TRANSFORMATIONS)}, got {transformation!r}.")
+    raise ValueError(_("transformation must be one of {choices}, got {value}.").format(
+        choices=list(TRANSFORMATIONS), value=repr(transformation)))
 
 
 def _int(value, lo, hi, description):
@@ -116,21 +120,26 @@ def sources_explorer(transformation: str = "interleave") -> Explorer:
     ['A0', 'B0', 'C0']
     """
     if transformation not in TRANSFORMATIONS:
-        raise ValueError(f"transformation must be one of {list(TRANSFORMATIONS)}, got {transformation!r}.")
+        raise ValueError(_("transformation must be one of {choices}, got {value}.").format(
+            choices=list(TRANSFORMATIONS), value=repr(transformation)))
     controls = {
-        "transformation": choice(TRANSFORMATIONS, transformation, "transformation"),
+        # Translators: the name of the choice of tf.data transformations (each option is a method's name).
+        "transformation": choice(TRANSFORMATIONS, transformation, _("transformation")),
         "cycle_length": _int(2, 1, 3, "cycle_length"),
         "block_length": _int(3, 1, 4, "block_length"),
-        "weight_a": _weight(1.0, "weight of A"),
-        "weight_b": _weight(1.0, "weight of B"),
-        "weight_c": _weight(1.0, "weight of C"),
+        # Translators: a slider's name: the weight sample_from_datasets gives source A, B or C.
+        "weight_a": _weight(1.0, _("weight of {source}").format(source="A")),
+        "weight_b": _weight(1.0, _("weight of {source}").format(source="B")),
+        "weight_c": _weight(1.0, _("weight of {source}").format(source="C")),
         "stop_on_empty_dataset": _check(False, "stop_on_empty_dataset"),
         "seed": _int(0, 0, 20, "seed"),
-        "size": _int(3, 1, 6, "window size"),
+        # Translators: a slider's name: the size argument of window().
+        "size": _int(3, 1, 6, _("window size")),
         "shift": _int(2, 1, 6, "shift"),
         "stride": _int(1, 1, 3, "stride"),
         "drop_remainder": _check(True, "drop_remainder"),
-        "boundaries": widgets.IntRangeSlider(value=(3, 6), min=2, max=9, description="bucket boundaries",
+        # Translators: a range slider's name: the bucket_boundaries of bucket_by_sequence_length.
+        "boundaries": widgets.IntRangeSlider(value=(3, 6), min=2, max=9, description=_("bucket boundaries"),
                                              continuous_update=False, style={"description_width": "initial"}),
     }
 
@@ -153,7 +162,7 @@ def sources_explorer(transformation: str = "interleave") -> Explorer:
 
     def describe(disp, values):
         counts = " &nbsp; ".join(f"{html.escape(k)}: {v}" for k, v in disp.counts.items())
-        return f"{code_html(disp.code)}<br>cells per source: {counts}"
+        return f"{code_html(disp.code)}<br>" + html.escape(_("cells per source: {counts}")).format(counts=counts)
 
     return Explorer(controls, compute, options=options, describe=describe, figsize=(7.5, 4.2),
                     name="sources_explorer")

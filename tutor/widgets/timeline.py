@@ -6,6 +6,8 @@ import html
 import ipywidgets as widgets
 import numpy as np
 
+from ..i18n import N_, ngettext
+from ..i18n import gettext as _
 from ..timeline import (STEPS, DecodeCost, Prebuilt, RunBook, TimelineDisplay, explorer_pipeline, pipeline_code,
                         record)
 from ..verdict import decide
@@ -14,6 +16,14 @@ from ._frontend import code_html
 
 #: Runs made of a setting the first time it is drawn: the verdict helper judges at least 3 runs of each side.
 RUNS_PER_SETTING = 3
+#: What the readout says for each verdict of :func:`tutor.verdict.decide` (the new setting against the last one).
+VERDICTS = {
+    # Translators: the new setting's time per step against the last one's, judged over {old} and {new} runs.
+    "faster": N_("faster (the medians and the spread of {old} and {new} runs, as tutor.verdict.compare judges)"),
+    "slower": N_("slower (the medians and the spread of {old} and {new} runs, as tutor.verdict.compare judges)"),
+    "no clear difference": N_("no clear difference on this machine (the medians and the spread of {old} and {new} "
+                              "runs, as tutor.verdict.compare judges)"),
+}
 
 
 def timeline_explorer(*, element_ms: int = 4, step_ms: int = 4, steps: int = STEPS) -> Explorer:
@@ -37,11 +47,14 @@ def timeline_explorer(*, element_ms: int = 4, step_ms: int = 4, steps: int = STE
         "num_parallel_calls": widgets.ToggleButtons(options=[1, 2, 4], value=1, description="num_parallel_calls",
                                                     style={"description_width": "initial", "button_width": "36px"}),
         "cache": widgets.Checkbox(value=False, description="cache()", style={"description_width": "initial"}),
-        "interleave": widgets.Checkbox(value=False, description="parallel interleave",
+        # Translators: a checkbox: read the files with a parallel interleave.
+        "interleave": widgets.Checkbox(value=False, description=_("parallel interleave"),
                                        style={"description_width": "initial"}),
         # Short names: in the 270-pixel panel a long one ("decode ms per element") left the track 19 pixels wide.
-        "element_ms": int_slider(element_ms, 0, max(12, element_ms), "decode ms", step=2),
-        "step_ms": int_slider(step_ms, 0, max(12, step_ms), "train step ms", step=2),
+        # Translators: a slider's name, keep it short: milliseconds of work to decode each element.
+        "element_ms": int_slider(element_ms, 0, max(12, element_ms), _("decode ms"), step=2),
+        # Translators: a slider's name, keep it short: milliseconds each training step takes.
+        "step_ms": int_slider(step_ms, 0, max(12, step_ms), _("train step ms"), step=2),
     }
     book, history, built = RunBook(), [], {}  # history: the settings drawn, in order; built: reusable pipelines
 
@@ -66,16 +79,17 @@ def timeline_explorer(*, element_ms: int = 4, step_ms: int = 4, steps: int = STE
     def compute(**values):
         key = key_of(values)
         times = max(1, RUNS_PER_SETTING - len(book.runs.get(key, [])))
-        for _ in range(times):
+        for _run in range(times):
             run(values)
         if not history or history[-1][0] != key:
             history.append((key, values))
-        return TimelineDisplay.from_timeline(book.median_run(key), label="median run")
+        # Translators: the label of the run drawn: the one with the median time per step.
+        return TimelineDisplay.from_timeline(book.median_run(key), label=_("median run"))
 
     def options(disp, previous):
         tl = disp.timelines[0]
-        title = ("Train step of 0 ms: the consumer is always waiting (input-bound)" if tl.meta.get("step_time") == 0
-                 else "Who is busy when? Grey: the train step waits for input")
+        title = (_("Train step of 0 ms: the consumer is always waiting (input-bound)") if tl.meta.get("step_time") == 0
+                 else _("Who is busy when? Grey: the train step waits for input"))
         # One time axis for every setting drawn in this figure: it only ever grows, so most runs change only bars.
         limit = previous.ax_.get_xlim()[1] if previous is not None else 0.0
         if tl.total_time * 1.02 > limit:
@@ -87,9 +101,10 @@ def timeline_explorer(*, element_ms: int = 4, step_ms: int = 4, steps: int = STE
 
     explorer = Explorer(controls, compute, options=options, describe=describe, figsize=(8.0, 4.4),
                         name="timeline_explorer")
-    again = widgets.Button(description="run again", tooltip="Record the current setting once more",
+    # Translators: a button that records the current setting once more (the readout asks to press it by name).
+    again = widgets.Button(description=_("run again"), tooltip=_("Record the current setting once more"),
                            layout=widgets.Layout(width="auto"))
-    again.on_click(lambda _: explorer.render())  # compute() records one more run of this setting
+    again.on_click(lambda _button: explorer.render())  # compute() records one more run of this setting
     explorer.buttons.children = (*explorer.buttons.children, again)
     explorer.book = book
     return explorer
@@ -101,28 +116,33 @@ def describe_runs(disp, values, book: RunBook, history: list) -> str:
     tl = disp.timelines[0]
     n = len(book.runs[key])
     pace = book.pace_ms(key)
-    runs = "1 run" if n == 1 else f"median of {n} runs"
+    # Translators: how the time per step was taken: from the one run, or the median over several.
+    runs = _("1 run") if n == 1 else ngettext("median of {n} run", "median of {n} runs", n).format(n=n)
     first = float(tl.steps["start"][0]) if len(tl.steps) else 0.0
     lines = [code_html(tl.label),
-             f"<b>{pace:.1f} ms per step</b> after the first ({runs}); total {tl.total_time:.2f} s, "
-             f"of which {first:.2f} s before the first element (the iterator starting)"]
+             _("<b>{pace:.1f} ms per step</b> after the first ({runs}); total {total:.2f} s, of which {first:.2f} s "
+               "before the first element (the iterator starting)").format(pace=pace, runs=runs,
+                                                                           total=tl.total_time, first=first)]
     if values["step_ms"] == 0:
-        lines.append("The train step takes no time, so the consumer is always waiting: input-bound. "
-                     "Every millisecond per step is input time.")
+        lines.append(_("The train step takes no time, so the consumer is always waiting: input-bound. "
+                       "Every millisecond per step is input time."))
     else:
-        lines.append(f"train step waiting {tl.consumer_wait_fraction:.0%} of the time")
+        # Translators: {share} is a percentage, e.g. "35%".
+        lines.append(_("train step waiting {share} of the time").format(share=f"{tl.consumer_wait_fraction:.0%}"))
     if len(history) > 1:
-        (old_key, old_values), _ = history[-2], history[-1]
+        (old_key, old_values), _last = history[-2], history[-1]
         changed = [k for k in values if old_values.get(k) != values[k]]
         before = book.pace_ms(old_key)
-        what = ", ".join(f"{k}={values[k]}" for k in changed) or "same setting"
-        delta = pace - before
+        # Translators: in the readout, where a change of setting is named: the setting did not change.
+        what = ", ".join(f"{k}={values[k]}" for k in changed) or _("same setting")
         old, new = book.paces_ms(old_key), book.paces_ms(key)
         if min(len(old), len(new)) < RUNS_PER_SETTING:
-            verdict = f"press <i>run again</i> for a verdict (it needs {RUNS_PER_SETTING} runs of each setting)"
+            # Translators: "run again" is the button's name.
+            verdict = _("press <i>run again</i> for a verdict (it needs {n} runs of each setting)").format(
+                n=RUNS_PER_SETTING)
         else:
-            said = decide(old, new)
-            verdict = ("no clear difference on this machine" if said == "no clear difference" else said) + (
-                f" (the medians and the spread of {len(old)} and {len(new)} runs, as tutor.verdict.compare judges)")
-        lines.append(f"{html.escape(what)}: {before:.1f} → {pace:.1f} ms per step ({delta:+.1f} ms), {verdict}")
+            verdict = _(VERDICTS[decide(old, new)]).format(old=len(old), new=len(new))
+        # Translators: a change of setting and what it did, e.g. "prefetch=True: 9.1 → 4.2 ms per step (-4.9 ms), ...".
+        lines.append(_("{what}: {before:.1f} → {after:.1f} ms per step ({delta:+.1f} ms), {verdict}").format(
+            what=html.escape(what), before=before, after=pace, delta=pace - before, verdict=verdict))
     return "<br>".join(lines)
