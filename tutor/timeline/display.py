@@ -8,6 +8,8 @@ import numpy as np
 from .. import style
 from .._validate import require_choice, require_seconds
 from ..display import Display, new_axes
+from ..i18n import N_
+from ..i18n import gettext as _
 from .events import Timeline
 from .intervals import assign_lanes
 from .schema import CONSUMER
@@ -16,8 +18,12 @@ from .schema import CONSUMER
 IDLE_COLOUR = "#BBBBBB"
 #: Opacity of the calls of a stage that also has function runs: they mostly wait for its buffer.
 CALL_ALPHA = 0.4
-#: Names of the two sub-rows of such a stage, and the room between them (y units; a lane is at most 0.8).
-RUNS, CALLS = "function runs", "calls"
+#: Names of the two sub-rows of such a stage, as the tick labels say them after the stage's name (``row_parts``),
+#: and the room between them (y units; a lane is at most 0.8).
+# Translators: a tick label of the timeline: the workers running a stage's function ({stage} is the stage's name).
+RUNS = N_("{stage}: function runs")
+# Translators: a tick label of the timeline: the calls that asked the stage {stage} for an element.
+CALLS = N_("{stage}: calls")
 SUBROW_GAP = 0.1
 
 
@@ -68,7 +74,8 @@ class TimelineDisplay(Display):
         if labels is None:
             labels = [tl.label for tl in self.timelines]
         if len(labels) != len(self.timelines):
-            raise ValueError(f"TimelineDisplay: got {len(labels)} labels for {len(self.timelines)} timelines.")
+            raise ValueError(_("TimelineDisplay: got {labels} labels for {timelines} timelines.").format(
+                labels=len(labels), timelines=len(self.timelines)))
         self.labels = [self._label(str(lab), tl) for lab, tl in zip(labels, self.timelines)]
         self.total_times = [tl.total_time for tl in self.timelines]
         self.wait_fractions = [tl.consumer_wait_fraction for tl in self.timelines]
@@ -93,7 +100,7 @@ class TimelineDisplay(Display):
         (``record(...)``, ``simulate(...)``, ``tutor.profile(...)``).
         """
         if isinstance(displays, (Timeline, TimelineDisplay)) or not hasattr(displays, "__len__") or not len(displays):
-            raise TypeError("TimelineDisplay.compare expects a list of Timeline objects, e.g. [naive, fast].")
+            raise TypeError(_("TimelineDisplay.compare expects a list of Timeline objects, e.g. [naive, fast]."))
         timelines, own_labels = [], []
         for item in displays:
             if isinstance(item, TimelineDisplay):
@@ -125,7 +132,8 @@ class TimelineDisplay(Display):
         if time_limit is not None:
             time_limit = require_seconds(time_limit, "time_limit", "TimelineDisplay.plot")
             if time_limit == 0:
-                raise ValueError("TimelineDisplay.plot: time_limit must be more than 0 seconds (or None: fit the runs).")
+                raise ValueError(_("TimelineDisplay.plot: time_limit must be more than 0 seconds (or None: fit the "
+                                   "runs)."))
         if color_by == "epoch":
             _require_epochs(self.timelines, self.labels)
         layouts = [[row_parts(tl, row) for row in [*tl.stages, CONSUMER]] for tl in self.timelines]
@@ -154,7 +162,7 @@ class TimelineDisplay(Display):
                 self.rows_.append((t, row, y))
                 y += parts.height + 0.25
             if len(self.timelines) > 1 or label:
-                ax.text(1.005, (block_top + y - 0.25) / 2, f"{label}\n{tl.total_time:.2f} s",
+                ax.text(1.005, (block_top + y - 0.25) / 2, f"{shown_label(label)}\n{tl.total_time:.2f} s",
                         transform=ax.get_yaxis_transform(), va="center", ha="left", fontsize="small")
             ax.plot([tl.total_time] * 2, [block_top - 0.1, y - 0.35], color="black", linewidth=1.2)
         ax.set_ylim(y, -0.35)
@@ -162,11 +170,12 @@ class TimelineDisplay(Display):
         ax.set_yticklabels(ticklabels)
         right = max(self.total_times + [1e-3]) * 1.02 if time_limit is None else time_limit
         ax.set_xlim(0, right)
-        ax.set_xlabel("time since the iterator was created (s)")
-        ax.set_ylabel("stage")
+        ax.set_xlabel(_("time since the iterator was created (s)"))
+        # Translators: y axis label of a timeline: each row is a stage of the pipeline.
+        ax.set_ylabel(_("stage"))
         if title is None:
-            title = ("Which rows are busy, and how long does the consumer wait (grey)?" if len(self.timelines) > 1
-                     else "Who is busy when? Grey = the consumer waits for input")
+            title = (_("Which rows are busy, and how long does the consumer wait (grey)?") if len(self.timelines) > 1
+                     else _("Who is busy when? Grey = the consumer waits for input"))
         ax.set_title(title)
         if color_by == "epoch":  # a key of the epoch colours (ax.get_legend()), epoch 1 being the first pass
             self._epoch_key(ax, epochs)
@@ -179,10 +188,13 @@ class TimelineDisplay(Display):
         from matplotlib.patches import Patch
 
         shown = list(range(epochs)) if epochs <= 6 else [0, 1, 2, epochs - 1]
-        handles = [Patch(facecolor=style_colormap()(0.85 * e / max(epochs - 1, 1)), edgecolor="white",
-                         label=f"{e + 1}" + (" (first pass)" if e == 0 else "")) for e in shown]
+        # Translators: the key of epoch colours; epoch 1 is the first pass over the data.
+        labels = [_("{epoch} (first pass)").format(epoch=1) if e == 0 else str(e + 1) for e in shown]
+        handles = [Patch(facecolor=style_colormap()(0.85 * e / max(epochs - 1, 1)), edgecolor="white", label=label)
+                   for e, label in zip(shown, labels)]
+        # Translators: the title of the key of epoch colours (one pass over the data is an epoch).
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.005, 1.0), frameon=False, fontsize="small",
-                  title="epoch", title_fontsize="small", borderaxespad=0.0)
+                  title=_("epoch"), title_fontsize="small", borderaxespad=0.0)
 
     def update_drawn(self, previous: "TimelineDisplay", **options) -> list | None:
         """Take away ``previous``'s bars and draw these in the same axes (see :meth:`Display.replot`).
@@ -222,14 +234,15 @@ class RowParts:
     runs), ``height`` is the row's height in y units.
     """
 
-    def __init__(self, index: np.ndarray, starts: np.ndarray, ends: np.ndarray, parts: list[tuple[str, np.ndarray]]):
+    def __init__(self, index: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                 parts: list[tuple[str, np.ndarray, bool]]):
         self.index, self.starts, self.ends = index, starts, ends
         self.calls = np.zeros(len(index), dtype=bool)
         self.offset = np.zeros(len(index))  # the bar's top, below the row's top
         self.lane_height = np.zeros(len(index))
         self.labels: list[tuple[float, str]] = []  # (centre below the row's top, tick label)
         top = 0.0
-        for label, mask in parts:
+        for label, mask, calls in parts:
             sel = np.flatnonzero(mask)
             lanes = assign_lanes(starts[sel], ends[sel]) if len(sel) else np.zeros(0, dtype=np.int64)
             n_lanes = int(lanes.max()) + 1 if len(lanes) else 1
@@ -237,7 +250,7 @@ class RowParts:
             lane_h = height / n_lanes
             self.offset[sel] = top + lanes * lane_h + lane_h * 0.05
             self.lane_height[sel] = lane_h * 0.9
-            self.calls[sel] = label.endswith(CALLS)
+            self.calls[sel] = calls
             self.labels.append((top + height / 2, label))
             top += height + SUBROW_GAP
         self.height = top - SUBROW_GAP
@@ -255,12 +268,30 @@ def row_parts(tl: Timeline, row: str) -> RowParts:
     index = np.flatnonzero(tl.events["stage"] == row)
     events = tl.events[index]
     runs = tl.function_run[index]
-    title = "consumer (train step)" if row == CONSUMER else row
+    # Translators: the tick label of the timeline's last row: the training loop that consumes the elements.
+    title = _("consumer (train step)") if row == CONSUMER else row
     if runs.any() and not runs.all():
-        parts = [(f"{title}: {RUNS}", runs), (f"{title}: {CALLS}", ~runs)]
+        parts = [(_(RUNS).format(stage=title), runs, False), (_(CALLS).format(stage=title), ~runs, True)]
     else:
-        parts = [(title, np.ones(len(index), dtype=bool))]
+        parts = [(title, np.ones(len(index), dtype=bool), False)]
     return RowParts(index, events["start"].astype(float), events["end"].astype(float), parts)
+
+
+def shown_label(label: str) -> str:
+    """A run's label as the picture shows it: "model" (a simulated run) in the current language.
+
+    :attr:`TimelineDisplay.labels` stay as they were made ("fast (model)"), so code can compare them.
+
+    >>> shown_label("fast (model)"), shown_label("model"), shown_label("fast")
+    ('fast (model)', 'model', 'fast')
+    """
+    if label == "model":
+        # Translators: the label of a simulated timeline (made by tutor.timeline.simulate, not measured).
+        return _("model")
+    if label.endswith(" (model)"):
+        # Translators: the label of a simulated timeline: {label} is its own name, then "model" as above.
+        return _("{label} (model)").format(label=label[: -len(" (model)")])
+    return label
 
 
 def _rectangles(lefts, widths, tops, heights) -> np.ndarray:
@@ -287,10 +318,10 @@ def _colours(events: np.ndarray, color_by: str, epochs: int) -> np.ndarray:
 def _require_epochs(timelines: Sequence[Timeline], labels: Sequence[str]) -> None:
     for tl, label in zip(timelines, labels):
         if not tl.epochs_known:
-            raise ValueError(
-                f"TimelineDisplay.plot: color_by='epoch' needs each event's epoch, and the timeline "
-                f"{label or tl.label or 'given'!r} cannot tell them apart: {tl.meta['epochs_unknown']}. "
-                "Or colour by step (color_by='step', the default).")
+            raise ValueError(_(
+                "TimelineDisplay.plot: color_by='epoch' needs each event's epoch, and the timeline {label} cannot "
+                "tell them apart: {why}. Or colour by step (color_by='step', the default)."
+            ).format(label=repr(label or tl.label or "given"), why=tl.meta["epochs_unknown"]))
 
 
 def style_colormap():
@@ -302,5 +333,5 @@ def style_colormap():
 
 def _require_timeline(obj, where: str) -> None:
     if not isinstance(obj, Timeline):
-        raise TypeError(f"{where} expects a Timeline from tutor.timeline.record(...) or simulate(...), "
-                        f"got {type(obj).__name__}.")
+        raise TypeError(_("{where} expects a Timeline from tutor.timeline.record(...) or simulate(...), got "
+                          "{kind}.").format(where=where, kind=type(obj).__name__))

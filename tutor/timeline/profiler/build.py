@@ -30,6 +30,8 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
+from ...i18n import N_
+from ...i18n import gettext as _
 from ..events import Timeline
 from ..intervals import cap_overlap
 from ..schema import CONSUMER, make_events, make_steps
@@ -158,10 +160,10 @@ FUSIONS = {("map", "batch"): ("map_and_batch_fusion", True),
 
 #: What the two iterators of a cache() do, said once per cache.
 CACHE_NOTES = {
-    "MemoryCache": ("cache() runs as two iterators: {name}, which the stage after it calls, and inside it "
+    "MemoryCache": N_("cache() runs as two iterators: {name}, which the stage after it calls, and inside it "
                     "{name}Impl, which on the first pass stores each element of its input in memory and on later "
                     "passes reads them back from memory. Both only hand elements over: the work is upstream."),
-    "FileCache": ("cache(filename) runs as two iterators: {name}, which the stage after it calls, and inside it "
+    "FileCache": N_("cache(filename) runs as two iterators: {name}, which the stage after it calls, and inside it "
                   "{name}Impl, which on the first pass writes each element of its input to the cache files and on "
                   "later passes reads them back from the files."),
 }
@@ -197,34 +199,51 @@ def rewrite_notes(stage_nodes: dict, order: list, names: dict, parallelism: dict
                 plain_map = any(p.split(":")[0].split("/")[-1] == "MapDataset" for p in parts)
                 calls = (parallelism or {}).get(name, 0)
                 if kind == "MapAndBatch" and plain_map and calls > 1:  # made parallel, then fused
-                    notes.append(f"TensorFlow made a plain map parallel: the stage {name} ran up to {calls} calls "
-                                 "at once (map_parallelization, on by default for functions without state).")
-                option, default = FUSIONS.get(tuple(ops), ("a graph rewrite", False))
-                notes.append(f"TensorFlow fused {' and '.join(ops)} into one stage, {name} "
-                             f"({option}{', on by default' if default else ''}).")
+                    notes.append(_("TensorFlow made a plain map parallel: the stage {name} ran up to {calls} calls "
+                                   "at once (map_parallelization, on by default for functions without state)."
+                                   ).format(name=name, calls=calls))
+                notes.append(_fusion_note(ops, name))
                 if kind.startswith("ParallelMap") and "map" in ops and "ParallelMap" not in node:
-                    notes.append(f"TensorFlow made a plain map parallel: the stage {name} "
-                                 "(map_parallelization, on by default for functions without state).")
+                    notes.append(_(PARALLEL_NOTE).format(name=name))
             elif node.startswith("inject/prefetch"):
-                notes.append(f"TensorFlow added a prefetch at the end of the pipeline: the stage {name} "
-                             "(inject_prefetch, on by default).")
+                notes.append(_("TensorFlow added a prefetch at the end of the pipeline: the stage {name} "
+                               "(inject_prefetch, on by default).").format(name=name))
             elif kind.startswith("ParallelMap") and node.startswith("MapDataset"):
-                notes.append(f"TensorFlow made a plain map parallel: the stage {name} "
-                             "(map_parallelization, on by default for functions without state).")
+                notes.append(_(PARALLEL_NOTE).format(name=name))
         if kind in CACHE_NOTES:
-            notes.append(CACHE_NOTES[kind].format(name=name))
+            notes.append(_(CACHE_NOTES[kind]).format(name=name))
         if kind == "Generator":
-            notes.append(f"Dataset.from_generator runs as a FlatMap over a Generator: your Python "
-                         f"generator's time shows in {name}.")
+            notes.append(_("Dataset.from_generator runs as a FlatMap over a Generator: your Python "
+                           "generator's time shows in {name}.").format(name=name))
     return list(dict.fromkeys(notes))
+
+
+#: The note on a plain map that TensorFlow made parallel ({name}: the stage).
+PARALLEL_NOTE = N_("TensorFlow made a plain map parallel: the stage {name} (map_parallelization, on by default for "
+                   "functions without state).")
+
+
+def _fusion_note(ops: list[str], name: str) -> str:
+    """The note on ops fused into the stage ``name``, naming the option that did it (:data:`FUSIONS`)."""
+    fused = ops[0] if ops else ""
+    for op in ops[1:]:
+        # Translators: two op names (code, e.g. "map" and "batch"); the first may itself be "map and filter".
+        fused = _("{first} and {second}").format(first=fused, second=op)
+    option, default = FUSIONS.get(tuple(ops), (None, False))
+    if option is None:
+        return _("TensorFlow fused {ops} into one stage, {name} (a graph rewrite).").format(ops=fused, name=name)
+    if default:
+        return _("TensorFlow fused {ops} into one stage, {name} ({option}, on by default).").format(
+            ops=fused, name=name, option=option)
+    return _("TensorFlow fused {ops} into one stage, {name} ({option}).").format(ops=fused, name=name, option=option)
 
 
 def _markers(events: list[Event]) -> tuple[Event, list[Event], dict]:
     """The ``tutor.iterator`` marker, the ``tutor.next`` markers by step, the ``tutor.step`` markers by step."""
     start = [e for e in events if e.name == "tutor.iterator"]
     if not start:
-        raise RuntimeError("tutor.profile: the profile holds none of the run's own markers; TensorFlow's profiler "
-                           "recorded nothing. Call again; if it persists, restart the kernel.")
+        raise RuntimeError(_("tutor.profile: the profile holds none of the run's own markers; TensorFlow's profiler "
+                             "recorded nothing. Call again; if it persists, restart the kernel."))
     trains = {int(e.stat("step", 0)): e for e in events if e.name == "tutor.step"}
     # a get_next that found the end of the dataset has no step after it: it is not a step
     nexts = sorted((e for e in events if e.name == "tutor.next" and int(e.stat("step", 0)) in trains),
