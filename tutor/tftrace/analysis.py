@@ -26,6 +26,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from ..i18n import gettext as _
 from .events import StepWait
 from .convert import tool_data
 
@@ -41,7 +42,8 @@ def classify(percent: float) -> str:
     ('not', 'moderately', 'highly')
     """
     if isinstance(percent, bool) or not isinstance(percent, (int, float)) or percent != percent:
-        raise TypeError(f"{WHERE}.classify expects a percentage (a number), got {percent!r}.")
+        raise TypeError(_("{where}.classify expects a percentage (a number), got {percent!r}.").format(where=WHERE,
+                                                                                                     percent=percent))
     return "highly" if percent >= HIGHLY else "moderately" if percent >= MODERATELY else "not"
 
 
@@ -90,12 +92,12 @@ class InputPipelineAnalysis:
     def from_json(cls, tables: Any) -> "InputPipelineAnalysis":
         """From the tool's JSON: a list of Google Charts data tables."""
         if not isinstance(tables, list):
-            raise TypeError(f"{WHERE}: expected the input-pipeline analysis JSON (a list of tables), got "
-                            f"{type(tables).__name__}.")
+            raise TypeError(_("{where}: expected the input-pipeline analysis JSON (a list of tables), got {type}.")
+                            .format(where=WHERE, type=type(tables).__name__))
         summary = _table(tables, "stepnum")
         if summary is None:
-            raise ValueError(f"{WHERE}: this input-pipeline analysis has no step table; was it written by another "
-                             "version of XProf? The lesson pins the version it was written for.")
+            raise ValueError(_("{where}: this input-pipeline analysis has no step table; was it written by another "
+                               "version of XProf? The lesson pins the version it was written for.").format(where=WHERE))
         p = summary["p"]
         col = {name: k for k, name in enumerate(summary["ids"])}
         steps = []
@@ -140,24 +142,36 @@ class WaitingVerdict:
     verdict: str
 
     def __str__(self) -> str:
-        bound = "not input-bound" if self.verdict == "not" else f"{self.verdict} input-bound"
-        return (f"{self.label}: the steps waited in IteratorGetNext for {self.percent:.0f}% of their time (median "
-                f"{self.median_wait_ms:.1f} ms of a {self.median_step_ms:.1f} ms step, {self.steps} steps): "
-                f"{bound}.")
+        if self.verdict == "highly":
+            text = _("{label}: the steps waited in IteratorGetNext for {percent:.0f}% of their time (median "
+                     "{wait:.1f} ms of a {step:.1f} ms step, {steps} steps): highly input-bound.")
+        elif self.verdict == "moderately":
+            text = _("{label}: the steps waited in IteratorGetNext for {percent:.0f}% of their time (median "
+                     "{wait:.1f} ms of a {step:.1f} ms step, {steps} steps): moderately input-bound.")
+        elif self.verdict == "not":
+            text = _("{label}: the steps waited in IteratorGetNext for {percent:.0f}% of their time (median "
+                     "{wait:.1f} ms of a {step:.1f} ms step, {steps} steps): not input-bound.")
+        else:  # a verdict made by hand: shown as it is
+            text = _("{label}: the steps waited in IteratorGetNext for {percent:.0f}% of their time (median "
+                     "{wait:.1f} ms of a {step:.1f} ms step, {steps} steps): {verdict} input-bound.")
+        return text.format(label=self.label, percent=self.percent, wait=self.median_wait_ms, step=self.median_step_ms,
+                           steps=self.steps, verdict=self.verdict)
 
 
-def waiting_verdict(waits: list, *, label: str = "this run", skip: int = 1) -> WaitingVerdict:
+def waiting_verdict(waits: list, *, label: str | None = None, skip: int = 1) -> WaitingVerdict:
     """Apply XProf's thresholds to the ``DoCompute`` time of each step (:meth:`TraceEvents.step_waits`).
 
     ``skip`` leaves out the first steps: the first request of a new iterator also
     starts the pipeline (a shuffle fills its buffer), which no later step repeats.
     """
     if not isinstance(waits, list) or not all(isinstance(w, StepWait) for w in waits):
-        raise TypeError(f"{WHERE}.waiting_verdict expects the list that TraceEvents.step_waits() returns.")
+        raise TypeError(_("{where}.waiting_verdict expects the list that TraceEvents.step_waits() returns.")
+                        .format(where=WHERE))
     kept = waits[skip:] if len(waits) > skip else waits
     if not kept:
-        raise ValueError(f"{WHERE}.waiting_verdict: no steps to judge; record a few more steps.")
+        raise ValueError(_("{where}.waiting_verdict: no steps to judge; record a few more steps.").format(where=WHERE))
     total = sum(w.step_ms for w in kept)
     percent = 100.0 * sum(w.wait_ms for w in kept) / total if total else 0.0
-    return WaitingVerdict(label, percent, statistics.median(w.wait_ms for w in kept),
+    # Translators: the name of a profiled run when the learner gave none.
+    return WaitingVerdict(_("this run") if label is None else label, percent, statistics.median(w.wait_ms for w in kept),
                           statistics.median(w.step_ms for w in kept), len(kept), classify(percent))

@@ -12,11 +12,14 @@ from __future__ import annotations
 from .. import style
 from .._validate import require_positive_int
 from ..display import Display, new_axes
+from ..i18n import N_
+from ..i18n import gettext as _
 from .events import GET_NEXT, STEP_RE, TraceEvents, thread_kind
 
-#: What is drawn, in legend order: (kind, colour index in tutor.style).
-KINDS = (("step marker", 7), ("IteratorGetNext (waiting)", 5), ("tf.data iterator", 1),
-         ("tf.data function", 2), ("compute thread", 6))
+#: What is drawn, in legend order: (kind, colour index in tutor.style). The kinds are English keys; the legend
+#: translates them.
+KINDS = ((N_("step marker"), 7), (N_("IteratorGetNext (waiting)"), 5), (N_("tf.data iterator"), 1),
+         (N_("tf.data function"), 2), (N_("compute thread"), 6))
 FUNCTIONS = ("InstantiatedCapturedFunction::Run", "InstantiatedCapturedFunction::RunAsync", "EagerPyFunc")
 COMPUTE_THREADS = ("tf_Compute", "tf_numa")
 #: The kinds whose long bars carry their name.
@@ -71,15 +74,16 @@ class TraceViewerDisplay(Display):
     def from_trace(cls, trace: TraceEvents, *, steps: int = 3, first_step: int = 1) -> "TraceViewerDisplay":
         """The steps ``first_step`` to ``first_step + steps - 1`` (by their order in the profile, from 0) of ``trace``."""
         if not isinstance(trace, TraceEvents):
-            raise TypeError(f"{WHERE}.from_trace expects tutor.tftrace.read(logdir)'s result, got "
-                            f"{type(trace).__name__}.")
+            raise TypeError(_("{where}.from_trace expects tutor.tftrace.read(logdir)'s result, got {type}.")
+                            .format(where=WHERE, type=type(trace).__name__))
         steps = require_positive_int(steps, "steps", f"{WHERE}.from_trace")
         first_step = require_positive_int(first_step, "first_step", f"{WHERE}.from_trace", minimum=0)
         markers = trace.steps()
         if len(markers) < first_step + 1:
-            raise ValueError(f"{WHERE}.from_trace: the profile has {len(markers)} step markers, so there is no "
-                             f"step {first_step}; record more steps, or use tutor.tftrace.StepMarkers in fit.")
-        window = [m for _, m in markers[first_step:first_step + steps]]
+            raise ValueError(_("{where}.from_trace: the profile has {n} step markers, so there is no step {step}; "
+                               "record more steps, or use tutor.tftrace.StepMarkers in fit.")
+                             .format(where=WHERE, n=len(markers), step=first_step))
+        window = [m for _number, m in markers[first_step:first_step + steps]]
         start, end = window[0].start, max(m.end for m in window)
         by_thread: dict = {}
         for e in trace.events:
@@ -100,11 +104,11 @@ class TraceViewerDisplay(Display):
             rows.append((thread, bars))
         kinds = {}
         labels = []
-        for thread, _ in rows:
+        for thread, _bars in rows:
             k = thread_kind(thread)
             kinds[k] = kinds.get(k, 0) + 1
             labels.append(k if kinds[k] == 1 else f"{k} #{kinds[k]}")
-        return cls([(label, bars) for label, (_, bars) in zip(labels, rows)], window_ms=(end - start) / 1e3,
+        return cls([(label, bars) for label, (_thread, bars) in zip(labels, rows)], window_ms=(end - start) / 1e3,
                    first_step=first_step, steps=len(window))
 
     def plot(self, *, ax=None, title: str | None = None) -> "TraceViewerDisplay":
@@ -112,11 +116,11 @@ class TraceViewerDisplay(Display):
         from matplotlib.collections import PolyCollection
         from matplotlib.patches import Patch
 
-        heights = [1 + max((b[1] for b in bars), default=0) for _, bars in self.rows]
+        heights = [1 + max((b[1] for b in bars), default=0) for _label, bars in self.rows]
         fig, ax = new_axes(ax, (10, 1.2 + 0.22 * sum(heights)))
         self.ax_, self.figure_ = ax, fig
-        boxes = {kind: [] for kind, _ in KINDS}
-        self.texts_, self.rows_ = [], [label for label, _ in self.rows]
+        boxes = {kind: [] for kind, _colour in KINDS}
+        self.texts_, self.rows_ = [], [label for label, _bars in self.rows]
         lane_h, y, ticks = 0.8, 0.0, []
         for (label, bars), height in zip(self.rows, heights):
             ticks.append(y + 0.5 * lane_h)
@@ -130,14 +134,15 @@ class TraceViewerDisplay(Display):
         self.bars_ = {}
         for kind, colour in KINDS:
             bars = PolyCollection(boxes[kind], facecolors=style.color(colour), edgecolors="white", linewidths=0.2,
-                                  label=kind)
+                                  label=_(kind))
             ax.add_collection(bars, autolim=False)
             self.bars_[kind] = bars
         ax.set_xlim(0, self.window_ms * 1.01 or 1.0)
         ax.set_ylim(y, -0.2)
         ax.set_yticks(ticks, self.rows_, fontsize=8)
-        ax.set_xlabel(f"milliseconds from the start of step {self.first_step}")
-        ax.legend(handles=[Patch(color=style.color(c), label=k) for k, c in KINDS], fontsize=7, loc="upper center",
+        ax.set_xlabel(_("milliseconds from the start of step {step}").format(step=self.first_step))
+        ax.legend(handles=[Patch(color=style.color(c), label=_(k)) for k, c in KINDS], fontsize=7, loc="upper center",
                   bbox_to_anchor=(0.5, -0.13), ncols=len(KINDS), frameon=False)
-        ax.set_title(title if title is not None else f"TensorFlow's trace: {self.steps} steps, thread by thread")
+        ax.set_title(title if title is not None else
+                     _("TensorFlow's trace: {steps} steps, thread by thread").format(steps=self.steps))
         return self

@@ -28,6 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from ..i18n import gettext as _
 from .convert import tool_data
 
 #: The step's request for its next batch, as the profiler names it (plain and optional iterators).
@@ -49,8 +50,8 @@ def chain(long_name: str) -> list[str]:
     ['Root', 'Prefetch', 'ParallelMapV2', 'BatchV2']
     """
     if not isinstance(long_name, str) or not long_name.startswith("Iterator::"):
-        raise ValueError(f"{WHERE}.chain expects an iterator's long name such as 'Iterator::Root::Prefetch', "
-                         f"got {long_name!r}.")
+        raise ValueError(_("{where}.chain expects an iterator's long name such as 'Iterator::Root::Prefetch', "
+                           "got {name!r}.").format(where=WHERE, name=long_name))
     return long_name.split("::")[1:]
 
 
@@ -114,8 +115,8 @@ class TraceEvents:
     def from_json(cls, trace: Any) -> "TraceEvents":
         """The complete events (``"ph": "X"``) of a trace viewer JSON object, with their threads' names."""
         if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
-            raise TypeError(f"{WHERE}: expected the trace viewer's JSON, a dict with a 'traceEvents' list; got "
-                            f"{type(trace).__name__}.")
+            raise TypeError(_("{where}: expected the trace viewer's JSON, a dict with a 'traceEvents' list; got "
+                              "{type}.").format(where=WHERE, type=type(trace).__name__))
         raw = trace["traceEvents"]
         threads = {(e.get("pid"), e.get("tid")): str(e.get("args", {}).get("name", ""))
                    for e in raw if e.get("ph") == "M" and e.get("name") == "thread_name"}
@@ -156,8 +157,8 @@ class TraceEvents:
     def upstream(self, event: TraceEvent) -> list[TraceEvent]:
         """The calls ``event``'s iterator made to its input: the events whose ``parent_id`` is its ``id``."""
         if not isinstance(event, TraceEvent) or event.id is None:
-            raise TypeError(f"{WHERE}: upstream expects an iterator's event (from events.named(...)), got "
-                            f"{type(event).__name__}.")
+            raise TypeError(_("{where}: upstream expects an iterator's event (from events.named(...)), got {type}.")
+                            .format(where=WHERE, type=type(event).__name__))
         return [e for e in self.events if e.parent_id == event.id]
 
     def inside(self, event: TraceEvent) -> list[TraceEvent]:
@@ -184,10 +185,10 @@ class TraceEvents:
         """For every step marker: how long its requests for a batch took (the longest, if there were several)."""
         steps = self.steps()
         if not steps:
-            raise ValueError(f"{WHERE}: this profile has no step markers, so its steps cannot be told apart. Record "
-                             "model.fit with callbacks=[tutor.tftrace.StepMarkers()] (after a TensorBoard callback, "
-                             "if there is one), or wrap each step of your own loop in "
-                             "tf.profiler.experimental.Trace('train', step_num=step, _r=1).")
+            raise ValueError(_("{where}: this profile has no step markers, so its steps cannot be told apart. Record "
+                               "model.fit with callbacks=[tutor.tftrace.StepMarkers()] (after a TensorBoard callback, "
+                               "if there is one), or wrap each step of your own loop in "
+                               "tf.profiler.experimental.Trace('train', step_num=step, _r=1).").format(where=WHERE))
         requests = self.get_next()
         out = []
         for number, marker in steps:
