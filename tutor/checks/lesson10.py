@@ -22,6 +22,8 @@ import tensorflow as tf
 from .. import tfrecord
 from ..doctor import read_pipeline
 from ..tfrecord import FeatureSpecError
+from ..i18n import N_, ngettext
+from ..i18n import gettext as _
 from . import _read, _stages
 from ._core import fail, shorten
 from .questions import Question
@@ -56,44 +58,57 @@ def _names(spec: Mapping) -> tuple[list, list]:
 def _dense(name: str, value: Any, values: int) -> str:
     if isinstance(value, (tf.SparseTensor, tf.RaggedTensor)):
         shape = "[]" if values == 1 else f"[{values}]"
-        fail(f"'{name}' has exactly {values} value{'s' if values > 1 else ''} in every record, so read it with "
-             f"tf.io.FixedLenFeature({shape}, ...): it gives a dense tensor. VarLenFeature and RaggedFeature are for "
-             "features whose length varies from record to record.")
+        # Translators: {name} is a feature's name; {shape} is code: [] or [2].
+        fail(ngettext("'{name}' has exactly {values} value in every record, so read it with "
+                      "tf.io.FixedLenFeature({shape}, ...): it gives a dense tensor. VarLenFeature and RaggedFeature "
+                      "are for features whose length varies from record to record.",
+                      "'{name}' has exactly {values} values in every record, so read it with "
+                      "tf.io.FixedLenFeature({shape}, ...): it gives a dense tensor. VarLenFeature and RaggedFeature "
+                      "are for features whose length varies from record to record.", values).format(
+            name=name, values=values, shape=shape))
     return ""
 
 
 def _check_spec(spec: Any) -> str:
     if isinstance(spec, tf.data.Dataset):
-        fail("expected the feature spec itself, a dict such as {'id': tf.io.FixedLenFeature([], tf.int64), ...}, "
-             "got a tf.data.Dataset.")
+        fail(_("expected the feature spec itself, a dict such as {'id': tf.io.FixedLenFeature([], tf.int64), ...}, "
+               "got a tf.data.Dataset."))
     if not isinstance(spec, Mapping):
-        fail(f"expected a dict from feature name to tf.io.FixedLenFeature / tf.io.VarLenFeature, got "
-             f"{type(spec).__name__} {shorten(spec, 40)}.")
+        fail(_("expected a dict from feature name to tf.io.FixedLenFeature / tf.io.VarLenFeature, got "
+               "{kind} {spec}.").format(kind=type(spec).__name__, spec=shorten(spec, 40)))
     extra, missing = _names(spec)
     if len(extra) == 1 and len(missing) == 1:
-        fail(f"the records hold no feature named {extra[0]!r}; did you mean {missing[0]!r}? Names must match "
-             "exactly.")
+        # Translators: {extra} and {missing} are feature names in quotes.
+        fail(_("the records hold no feature named {extra!r}; did you mean {missing!r}? Names must match "
+               "exactly.").format(extra=extra[0], missing=missing[0]))
     if extra:
         close = difflib.get_close_matches(extra[0], _WANTED, n=1)
-        fail(f"the records hold no feature named {extra[0]!r}{f' (did you mean {close[0]!r}?)' if close else ''}; "
-             f"they hold {list(_WANTED)}. Look again at tutor.inspect_record(mystery[0]).")
+        if close:
+            # Translators: {names} is a Python list of the four feature names.
+            fail(_("the records hold no feature named {extra!r} (did you mean {close!r}?); they hold {names}. Look "
+                   "again at tutor.inspect_record(mystery[0]).").format(extra=extra[0], close=close[0],
+                                                                       names=list(_WANTED)))
+        fail(_("the records hold no feature named {extra!r}; they hold {names}. Look again at "
+               "tutor.inspect_record(mystery[0]).").format(extra=extra[0], names=list(_WANTED)))
     if missing:
-        fail(f"your spec leaves out {missing[0]!r}; parse all four features: {list(_WANTED)}.")
+        fail(_("your spec leaves out {missing!r}; parse all four features: {names}.").format(
+            missing=missing[0], names=list(_WANTED)))
     for name in _WANTED:
         item = spec[name]
         if isinstance(item, (tf.dtypes.DType, type)):
-            fail(f"'{name}': {shorten(item, 30)} is a type, not a feature description; wrap it, e.g. "
-                 "tf.io.FixedLenFeature([], tf.int64).")
+            fail(_("'{name}': {item} is a type, not a feature description; wrap it, e.g. "
+                   "tf.io.FixedLenFeature([], tf.int64).").format(name=name, item=shorten(item, 30)))
         if not isinstance(item, _FEATURE_TYPES):
-            fail(f"'{name}': {type(item).__name__} is not a feature description; use tf.io.FixedLenFeature(shape, "
-                 "dtype), or tf.io.VarLenFeature(dtype) for a length that varies.")
+            fail(_("'{name}': {kind} is not a feature description; use tf.io.FixedLenFeature(shape, "
+                   "dtype), or tf.io.VarLenFeature(dtype) for a length that varies.").format(
+                name=name, kind=type(item).__name__))
         if isinstance(item, tf.io.FixedLenSequenceFeature) and not item.allow_missing:
-            fail(f"'{name}': in tf.io.parse_example, a FixedLenSequenceFeature needs allow_missing=True (it then "
-                 "reads a list of any length and pads the shorter ones); or use FixedLenFeature, or VarLenFeature "
-                 "for a length that varies.")
+            fail(_("'{name}': in tf.io.parse_example, a FixedLenSequenceFeature needs allow_missing=True (it then "
+                   "reads a list of any length and pads the shorter ones); or use FixedLenFeature, or VarLenFeature "
+                   "for a length that varies.").format(name=name))
         if isinstance(item, tf.io.SparseFeature):
-            fail(f"'{name}': SparseFeature builds a SparseTensor out of index and value features that these records "
-                 "do not have; use FixedLenFeature or VarLenFeature.")
+            fail(_("'{name}': SparseFeature builds a SparseTensor out of index and value features that these records "
+                   "do not have; use FixedLenFeature or VarLenFeature.").format(name=name))
     records = mystery_records()
     problems = tfrecord.diagnose_spec(records, spec)
     if problems:
@@ -107,18 +122,20 @@ def _check_spec(spec: Any) -> str:
     _dense("position", position, 2)
     _dense("caption", caption, 1)
     if ids.shape[1:] not in ((), (1,)) or ids.numpy().ravel().tolist() != [100, 101, 102]:
-        fail(f"'id' parsed with shape {ids.shape.as_list()}; one number per record is "
-             "tf.io.FixedLenFeature([], tf.int64).")
+        # Translators: {shape} is a shape as a Python list: [3, 1].
+        fail(_("'id' parsed with shape {shape}; one number per record is "
+               "tf.io.FixedLenFeature([], tf.int64).").format(shape=ids.shape.as_list()))
     if tuple(position.shape[1:]) != (2,):
-        fail(f"'position' parsed with shape {position.shape.as_list()}; its 2 floats per record are "
-             "tf.io.FixedLenFeature([2], tf.float32), which gives a [batch, 2] tensor.")
+        fail(_("'position' parsed with shape {shape}; its 2 floats per record are "
+               "tf.io.FixedLenFeature([2], tf.float32), which gives a [batch, 2] tensor.").format(
+            shape=position.shape.as_list()))
     if caption.shape[1:] not in ((), (1,)):
-        fail(f"'caption' parsed with shape {caption.shape.as_list()}; one string per record is "
-             "tf.io.FixedLenFeature([], tf.string).")
+        fail(_("'caption' parsed with shape {shape}; one string per record is "
+               "tf.io.FixedLenFeature([], tf.string).").format(shape=caption.shape.as_list()))
     padded = isinstance(spec["tags"], tf.io.FixedLenSequenceFeature) and not isinstance(tags, tf.SparseTensor)
     if not isinstance(tags, (tf.SparseTensor, tf.RaggedTensor)) and not padded:
-        fail("'tags' has a different length in each record (3, 2 and 4 values): use tf.io.VarLenFeature(tf.int64), "
-             "or tf.io.RaggedFeature(tf.int64).")
+        fail(_("'tags' has a different length in each record (3, 2 and 4 values): use tf.io.VarLenFeature(tf.int64), "
+               "or tf.io.RaggedFeature(tf.int64)."))
     if isinstance(tags, tf.SparseTensor):
         tags = tf.RaggedTensor.from_sparse(tags)
     if padded:  # a dense [records, longest] tensor: each record's list, padded with the default value
@@ -127,10 +144,14 @@ def _check_spec(spec: Any) -> str:
     else:
         got = [list(t) for t in tags.to_list()]
     if got != [list(t) for t in _TAGS]:
-        fail(f"'tags' parsed as {got}, expected {[list(t) for t in _TAGS]}.")
-    kind = ("dense, padded to the longest record" if padded else
-            "sparse" if isinstance(parsed["tags"], tf.SparseTensor) else "ragged")
-    return f"all four features parse; 'tags' varies in length, so it comes back {kind}, and the others are dense."
+        fail(_("'tags' parsed as {got}, expected {want}.").format(got=got, want=[list(t) for t in _TAGS]))
+    if padded:
+        return _("all four features parse; 'tags' varies in length, so it comes back dense, padded to the longest "
+                 "record, and the others are dense.")
+    if isinstance(parsed["tags"], tf.SparseTensor):
+        return _("all four features parse; 'tags' varies in length, so it comes back sparse, and the others are "
+                 "dense.")
+    return _("all four features parse; 'tags' varies in length, so it comes back ragged, and the others are dense.")
 
 
 def _strip(row: list, fill: Any) -> list:
@@ -141,14 +162,14 @@ def _strip(row: list, fill: Any) -> list:
 
 
 q1 = Question(
-    "Exercise 1 (a feature spec that fits)",
+    N_("Exercise 1 (a feature spec that fits)"),
     _check_spec,
     hints=[
-        "Print tutor.inspect_record(mystery[0]) and tutor.inspect_record(mystery[2]): note each feature's type and "
-        "length.",
-        "int64_list -> tf.int64, float_list -> tf.float32, bytes_list -> tf.string. A length that is the same "
-        "in every record goes into FixedLenFeature's shape ([] for one value, [2] for two).",
-        "A length that changes from record to record needs tf.io.VarLenFeature(dtype).",
+        N_("Print tutor.inspect_record(mystery[0]) and tutor.inspect_record(mystery[2]): note each feature's type and "
+           "length."),
+        N_("int64_list -> tf.int64, float_list -> tf.float32, bytes_list -> tf.string. A length that is the same "
+           "in every record goes into FixedLenFeature's shape ([] for one value, [2] for two)."),
+        N_("A length that changes from record to record needs tf.io.VarLenFeature(dtype)."),
     ],
     solution="""
         spec_answer = {
@@ -214,68 +235,75 @@ def _expected() -> Counter:
 
 
 def _check_vectorized(answer: Any) -> str:
-    ds = _read.dataset(answer, "a tf.data.Dataset of (images, labels) batches")
+    ds = _read.dataset(answer, _("a tf.data.Dataset of (images, labels) batches"))
     spec = ds.element_spec
     if isinstance(spec, dict):
-        fail(f"your elements are dicts of features ({', '.join(sorted(map(str, spec)))}): finish with the map that "
-             "decodes them into (images, labels), as `slow` does.")
+        # Translators: {keys} lists the features' names: image, label.
+        fail(_("your elements are dicts of features ({keys}): finish with the map that "
+               "decodes them into (images, labels), as `slow` does.").format(keys=", ".join(sorted(map(str, spec)))))
     if not (isinstance(spec, (tuple, list)) and len(spec) == 2
             and all(isinstance(s, tf.TensorSpec) for s in spec)):
-        fail(f"expected elements (images, labels), got element_spec={shorten(spec, 120)}.")
+        fail(_("expected elements (images, labels), got element_spec={spec}.").format(spec=shorten(spec, 120)))
     images_spec, labels_spec = spec
     if images_spec.shape.rank == 3 and tuple(images_spec.shape) == (28, 28, 1):
-        fail("your elements are single images [28, 28, 1], not batches: batch the serialized records (batch(64)) "
-             "before the map that parses them.")
+        fail(_("your elements are single images [28, 28, 1], not batches: batch the serialized records (batch(64)) "
+               "before the map that parses them."))
     if images_spec.shape.rank != 4 or tuple(images_spec.shape[1:]) != (28, 28, 1):
-        fail(f"expected image batches of shape [batch, 28, 28, 1], got {images_spec.shape}; decode with "
-             "tutor.tfrecord.decode_digits(features, 'png') as `slow` does.")
-    stages = _stages.stages(ds, build_with="tf.data.TFRecordDataset, batch, map and tf.io.parse_example as in `slow`")
+        fail(_("expected image batches of shape [batch, 28, 28, 1], got {shape}; decode with "
+               "tutor.tfrecord.decode_digits(features, 'png') as `slow` does.").format(shape=images_spec.shape))
+    stages = _stages.stages(ds, build_with=_("tf.data.TFRecordDataset, batch, map and tf.io.parse_example as in "
+                                             "`slow`"))
     parse_at = [i for i, stage in enumerate(stages) if _parses(stage)]
     if not parse_at:
-        fail("no stage of your pipeline parses Examples: read the files with tf.data.TFRecordDataset, batch the "
-             "serialized records, then map tf.io.parse_example over each batch.")
+        fail(_("no stage of your pipeline parses Examples: read the files with tf.data.TFRecordDataset, batch the "
+               "serialized records, then map tf.io.parse_example over each batch."))
     batch_before = [i for i, s in enumerate(stages) if s.kind == "batch" and i < parse_at[0]]
     if not batch_before:
-        where = ("the parsing map comes before batch" if any(s.kind == "batch" for s in stages)
-                 else "it parses before any batch")
-        fail(f"your pipeline still parses one record at a time: {where}. Batch the serialized records first, then "
-             "map tf.io.parse_example over each batch.")
+        if any(s.kind == "batch" for s in stages):
+            fail(_("your pipeline still parses one record at a time: the parsing map comes before batch. Batch the "
+                   "serialized records first, then map tf.io.parse_example over each batch."))
+        fail(_("your pipeline still parses one record at a time: it parses before any batch. Batch the serialized "
+               "records first, then map tf.io.parse_example over each batch."))
     size = stages[batch_before[-1]].params.get("batch_size")
     if size is not None and size != BATCH_SIZE:
-        fail(f"your pipeline batches {size} records at a time; keep batch({BATCH_SIZE}) as `slow` does.")
+        fail(_("your pipeline batches {size} records at a time; keep batch({batch}) as `slow` does.").format(
+            size=size, batch=BATCH_SIZE))
     decoders = set().union(*(s.fn_ops for s in stages))
     if "DecodeRaw" in decoders and not decoders & {"DecodePng", "DecodeImage"}:
-        fail("your pipeline decodes the images with decode_raw, but these files hold PNG bytes: decode with "
-             "tutor.tfrecord.decode_digits(features, 'png') as `slow` does.")
+        fail(_("your pipeline decodes the images with decode_raw, but these files hold PNG bytes: decode with "
+               "tutor.tfrecord.decode_digits(features, 'png') as `slow` does."))
     if int(ds.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
-        fail("your dataset never ends (it has repeat() with no count), so one pass cannot finish; the exercise "
-             f"wants the {N_EXAMPLES} digits once. Remove the repeat().")
+        fail(_("your dataset never ends (it has repeat() with no count), so one pass cannot finish; the exercise "
+               "wants the {digits} digits once. Remove the repeat().").format(digits=N_EXAMPLES))
     batches = _read.elements(ds, limit=N_EXAMPLES)  # batches; more data than `files` is counted, then named
-    rows = [len(images) for images, _ in batches]
+    rows = [len(images) for images, _unused in batches]
     n = sum(rows)
     if n != N_EXAMPLES:
-        fail(f"your pipeline yields {n} images; `slow` yields all {N_EXAMPLES} digits of `files` "
-             f"(ex.example_files()). Read those files (the lesson's own png_paths hold more), and drop no records.")
+        fail(_("your pipeline yields {n} images; `slow` yields all {digits} digits of `files` "
+               "(ex.example_files()). Read those files (the lesson's own png_paths hold more), and drop no "
+               "records.").format(n=n, digits=N_EXAMPLES))
     if any(r != BATCH_SIZE for r in rows):
-        fail(f"your batches hold {rows} images; keep batch({BATCH_SIZE}) as `slow` does.")
+        # Translators: {sizes} is a Python list of batch sizes.
+        fail(_("your batches hold {sizes} images; keep batch({batch}) as `slow` does.").format(
+            sizes=rows, batch=BATCH_SIZE))
     got = Counter((int(label), np.asarray(image).astype(np.uint8).reshape(28, 28).tobytes())
                   for images, labels in batches for image, label in zip(images, np.ravel(labels)))
     if got != _expected():
-        fail("your pipeline yields 256 images, but some images or labels differ from what `slow` yields: decode "
-             "each image with tutor.tfrecord.decode_digits(features, 'png') and pair it with features['label'].")
+        fail(_("your pipeline yields 256 images, but some images or labels differ from what `slow` yields: decode "
+               "each image with tutor.tfrecord.decode_digits(features, 'png') and pair it with features['label']."))
     calls = len(rows)
-    return (f"tf.io.parse_example runs once per batch of {BATCH_SIZE} records: {calls} op calls for {n} records "
-            f"instead of {n}.")
+    return _("tf.io.parse_example runs once per batch of {batch} records: {calls} op calls for {n} records "
+             "instead of {n}.").format(batch=BATCH_SIZE, calls=calls, n=n)
 
 
 q2 = Question(
-    "Exercise 2 (vectorized parsing)",
+    N_("Exercise 2 (vectorized parsing)"),
     _check_vectorized,
     hints=[
-        "`slow` is files -> interleave -> map(parse_single_example) -> batch(64) -> map(decode).",
-        "Move the batch up: records.batch(64).map(lambda s: tf.io.parse_example(s, spec)), then the decode map.",
-        "tf.io.parse_example takes a vector of serialized records and returns a dict of batched tensors, so the "
-        "decode map after it stays the same.",
+        N_("`slow` is files -> interleave -> map(parse_single_example) -> batch(64) -> map(decode)."),
+        N_("Move the batch up: records.batch(64).map(lambda s: tf.io.parse_example(s, spec)), then the decode map."),
+        N_("tf.io.parse_example takes a vector of serialized records and returns a dict of batched tensors, so the "
+           "decode map after it stays the same."),
     ],
     solution="""
         files = tutor.checks.lesson10.example_files()
