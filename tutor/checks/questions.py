@@ -375,7 +375,7 @@ class PredictQuestion(Question):
     ask : str
         What to predict, in words ("the ids in the second window, as a list"), marked with ``N_``.
     code : str, optional
-        The pipeline as the lesson shows it; the solution quotes it.
+        The pipeline as the lesson shows it; the solution quotes it (words, not code, are marked with ``N_``).
     row : str
         What one element is called in messages: a key of :data:`ROWS` ("batch", "window", "element").
     hints : list of str
@@ -415,7 +415,7 @@ class PredictQuestion(Question):
     @property
     def solution_code(self) -> str:  # computed from the real pipeline, so it can never go stale
         # Translators: a comment in a computed solution: what to predict, then the pipeline's code.
-        comment = _("{ask}, for {code}").format(ask=_(self.ask), code=self.code) if self.code else _(self.ask)
+        comment = _("{ask}, for {code}").format(ask=_(self.ask), code=_(self.code)) if self.code else _(self.ask)
         return f"# {comment}\n{self.answer_name} = {self.actual()!r}"
 
     @solution_code.setter
