@@ -30,6 +30,7 @@ import threading
 import numpy as np
 
 from .._validate import require_positive_int
+from ..i18n import gettext as _
 from . import glyphs
 
 __all__ = ["Digits", "digits", "describe_source", "synthetic_digits"]
@@ -102,13 +103,14 @@ def digits(n: int = 10_000, source: str = "auto", seed: int = 0) -> Digits:
     n = require_positive_int(n, "n", "tutor.data.digits")
     seed = require_positive_int(seed, "seed", "tutor.data.digits", minimum=0)
     if not isinstance(source, str) or source not in SOURCES:
-        raise ValueError(f"source must be one of {SOURCES}, got {source!r}.")
+        raise ValueError(_("source must be one of {choices}, got {source!r}.").format(choices=SOURCES, source=source))
 
     if source == "auto":
         source = os.environ.get(ENV_VAR, "").strip().lower() or "auto"
         if source not in SOURCES + (FULL_SIZE,):
-            raise ValueError(f"The environment variable {ENV_VAR} must be 'synthetic', "
-                             f"'{FULL_SIZE}' or 'keras', got {source!r}; unset it to choose automatically.")
+            raise ValueError(_("The environment variable {variable} must be 'synthetic', '{full}' or 'keras', got "
+                               "{source!r}; unset it to choose automatically.")
+                             .format(variable=ENV_VAR, full=FULL_SIZE, source=source))
 
     fallback, images = False, None
     if source == FULL_SIZE and n <= MNIST_SIZE:  # offline digits, sized and sliced as MNIST is
@@ -136,13 +138,15 @@ def describe_source(d: Digits) -> str:
     'Using 2,000 synthetic digits rendered offline from the fonts that matplotlib ships.'
     """
     if not isinstance(d, Digits):
-        raise TypeError(f"describe_source expects the Digits returned by "
-                        f"tutor.data.digits(...), got {type(d).__name__}.")
+        raise TypeError(_("describe_source expects the Digits returned by tutor.data.digits(...), got {type}.")
+                        .format(type=type(d).__name__))
     n = len(d.labels)
     if d.source == "keras":
-        return f"Using {n:,} MNIST digits from keras.datasets."
-    why = " (MNIST was not available)" if d.fallback else ""
-    return f"Using {n:,} synthetic digits rendered offline from the fonts that matplotlib ships{why}."
+        return _("Using {n:,} MNIST digits from keras.datasets.").format(n=n)
+    if d.fallback:
+        return _("Using {n:,} synthetic digits rendered offline from the fonts that matplotlib ships (MNIST was not "
+                 "available).").format(n=n)
+    return _("Using {n:,} synthetic digits rendered offline from the fonts that matplotlib ships.").format(n=n)
 
 
 # --- synthetic -----------------------------------------------------------------
@@ -210,12 +214,11 @@ def _online(timeout: float = 2.0) -> bool:
 
 def _mnist(n: int) -> tuple[np.ndarray, np.ndarray]:
     if n > MNIST_SIZE:
-        raise ValueError(f"MNIST has {MNIST_SIZE:,} digits, so n must be <= {MNIST_SIZE:,}, "
-                         f"got {n:,}; use source='synthetic' for more.")
+        raise ValueError(_("MNIST has {size:,} digits, so n must be <= {size:,}, got {n:,}; use source='synthetic' "
+                           "for more.").format(size=MNIST_SIZE, n=n))
     if not _mnist_cached() and not _online():
-        raise RuntimeError("MNIST could not be loaded: it is not cached and "
-                           f"{_MNIST_HOST[0]} cannot be reached. Use source='synthetic' "
-                           "for the offline digit set.")
+        raise RuntimeError(_("MNIST could not be loaded: it is not cached and {host} cannot be reached. Use "
+                             "source='synthetic' for the offline digit set.").format(host=_MNIST_HOST[0]))
     images, labels = _load_mnist()
     return images[:n], labels[:n]
 
@@ -230,8 +233,8 @@ def _load_mnist() -> tuple[np.ndarray, np.ndarray]:
             from tensorflow import keras
         (x_train, y_train), (x_test, y_test) = keras.datasets.mnist.load_data()
     except Exception as err:  # network, disk or a missing keras: all mean "not here"
-        raise RuntimeError(f"MNIST could not be loaded from keras.datasets ({err}). "
-                           "Use source='synthetic' for the offline digit set.") from err
+        raise RuntimeError(_("MNIST could not be loaded from keras.datasets ({error}). Use source='synthetic' for "
+                             "the offline digit set.").format(error=err)) from err
     images = np.concatenate([x_train, x_test]).astype(np.uint8)
     labels = np.concatenate([y_train, y_test]).astype(np.int64)
     images.flags.writeable = labels.flags.writeable = False

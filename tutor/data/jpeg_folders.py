@@ -17,6 +17,7 @@ import numpy as np
 from PIL import Image, ImageFilter
 
 from .._validate import require_positive_int
+from ..i18n import gettext as _
 from .digit_images import synthetic_digits
 
 __all__ = ["class_folders", "jpeg_folder", "labels_from_paths"]
@@ -52,17 +53,17 @@ def jpeg_folder(directory, n: int = 300, size: tuple[int, int] = (96, 96),
     >>> ds = tf.data.Dataset.list_files(paths, shuffle=False)  # doctest: +SKIP
     """
     if not isinstance(directory, (str, os.PathLike)):
-        raise TypeError(f"directory must be a str or pathlib.Path, got {type(directory).__name__}; "
-                        "for example tempfile.mkdtemp().")
+        raise TypeError(_("directory must be a str or pathlib.Path, got {type}; for example tempfile.mkdtemp().")
+                        .format(type=type(directory).__name__))
     n = require_positive_int(n, "n", "tutor.data.jpeg_folder")
     seed = require_positive_int(seed, "seed", "tutor.data.jpeg_folder", minimum=0)
     quality = require_positive_int(quality, "quality", "tutor.data.jpeg_folder")
     if quality > 95:
-        raise ValueError(f"quality must be between 1 and 95, got {quality}.")
+        raise ValueError(_("quality must be between 1 and 95, got {quality}.").format(quality=quality))
     if (not isinstance(size, (tuple, list)) or len(size) != 2
             or not all(isinstance(s, Integral) and not isinstance(s, bool) and s >= 28
                        for s in size)):
-        raise ValueError(f"size must be a (height, width) pair of ints >= 28, got {size!r}.")
+        raise ValueError(_("size must be a (height, width) pair of ints >= 28, got {size!r}.").format(size=size))
     height, width = int(size[0]), int(size[1])
 
     folder = Path(directory)
@@ -111,23 +112,22 @@ def labels_from_paths(paths) -> np.ndarray:
     [3, 7]
     """
     if isinstance(paths, (str, bytes, os.PathLike)):
-        raise TypeError("labels_from_paths expects a list of paths, got a single path; "
-                        "wrap it in a list.")
+        raise TypeError(_("labels_from_paths expects a list of paths, got a single path; wrap it in a list."))
     labels = []
     for path in paths:
         name = os.fsdecode(path.item() if isinstance(path, np.generic) else path)
         match = _NAME.search(name)
         if match is None:
-            raise ValueError(f"Cannot find a label in {os.path.basename(name)!r}; expected a "
-                             "name like 'img_00000_label3.jpg', as jpeg_folder writes.")
+            raise ValueError(_("Cannot find a label in {name!r}; expected a name like 'img_00000_label3.jpg', as "
+                               "jpeg_folder writes.").format(name=os.path.basename(name)))
         labels.append(int(match.group(1)))
     return np.array(labels, dtype=np.int64)
 
 
 def _folder(directory, where: str) -> Path:
     if not isinstance(directory, (str, os.PathLike)):
-        raise TypeError(f"{where}: directory must be a str or pathlib.Path, got {type(directory).__name__}; "
-                        "for example tempfile.mkdtemp().")
+        raise TypeError(_("{where}: directory must be a str or pathlib.Path, got {type}; for example "
+                          "tempfile.mkdtemp().").format(where=where, type=type(directory).__name__))
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
@@ -151,7 +151,8 @@ def class_folders(directory, *, n: int = 60, classes=(0, 1, 2), size: tuple[int,
     n = require_positive_int(n, "n", where, minimum=10)
     keep = [int(c) for c in classes]
     if not keep or any(c < 0 or c > 9 for c in keep) or len(set(keep)) != len(keep):
-        raise ValueError(f"{where}: classes must be distinct digits 0-9, got {classes!r}.")
+        raise ValueError(_("{where}: classes must be distinct digits 0-9, got {classes!r}.").format(where=where,
+                                                                                                  classes=classes))
     staging = folder / ".staging"
     paths = jpeg_folder(staging, n=n, size=size, seed=seed)
     for path, label in zip(paths, labels_from_paths(paths).tolist()):

@@ -9,7 +9,7 @@ lies a lock file, ``<folder>.lock``, that its process keeps locked while it
 lives; the operating system releases the lock when the process ends, however
 it ends, and the next call of :func:`temporary_folder`, in any process,
 deletes every folder whose lock is free. Only the standard library is
-imported, so the module loads without TensorFlow.
+imported (and :mod:`tutor.i18n`, within tutor), so the module loads without TensorFlow.
 
 >>> path = temporary_folder("doctest")
 >>> os.path.basename(path).startswith("tutor-doctest-"), os.listdir(path)
@@ -24,6 +24,12 @@ import os
 import re
 import shutil
 import tempfile
+
+try:
+    from ..i18n import gettext as _
+except ImportError:  # loaded by its path alone, outside the package (the tests' child processes): English
+    def _(message: str) -> str:
+        return message
 
 try:
     import fcntl
@@ -55,11 +61,12 @@ def temporary_folder(name: str, *, root: str | os.PathLike | None = None) -> str
         Where to make the folder (default: ``tempfile.gettempdir()``).
     """
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise ValueError(f"temporary_folder: name must be 1 to 40 letters, digits or '_', such as 'lesson11'; "
-                         f"got {name!r}.")
+        raise ValueError(_("temporary_folder: name must be 1 to 40 letters, digits or '_', such as 'lesson11'; "
+                           "got {name!r}.").format(name=name))
     root = tempfile.gettempdir() if root is None else os.fspath(root)
     if not os.path.isdir(root):
-        raise FileNotFoundError(f"temporary_folder: root must be an existing folder; {root!r} is not one.")
+        raise FileNotFoundError(_("temporary_folder: root must be an existing folder; {root!r} is not one.")
+                                .format(root=root))
     remove_stale_folders(root)
     release(name)
     path = tempfile.mkdtemp(prefix=f"{PREFIX}{name}-", dir=root)

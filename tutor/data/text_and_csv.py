@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .._validate import require_positive_int
+from ..i18n import gettext as _
 
 __all__ = ["text_files", "weather_csv", "WEATHER_COLUMNS"]
 
@@ -34,8 +35,8 @@ MISSING = ((2, "temperature"), (5, "humidity"), (7, "temperature"), (9, "station
 
 def _folder(directory, where: str) -> Path:
     if not isinstance(directory, (str, os.PathLike)):
-        raise TypeError(f"{where}: directory must be a str or pathlib.Path, got {type(directory).__name__}; "
-                        "for example tempfile.mkdtemp().")
+        raise TypeError(_("{where}: directory must be a str or pathlib.Path, got {type}; for example "
+                          "tempfile.mkdtemp().").format(where=where, type=type(directory).__name__))
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
@@ -84,7 +85,8 @@ def weather_csv(path, *, rows: int = 12, seed: int = 0) -> str:
     """
     where = "tutor.data.weather_csv"
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{where}: path must be a str or pathlib.Path, got {type(path).__name__}.")
+        raise TypeError(_("{where}: path must be a str or pathlib.Path, got {type}.").format(where=where,
+                                                                                           type=type(path).__name__))
     rows = require_positive_int(rows, "rows", where, minimum=10, maximum=1000)
     _folder(Path(path).parent, where)
     rng = np.random.default_rng([seed, 12])
