@@ -20,8 +20,10 @@ import numpy as np
 import tensorflow as tf
 
 from ..doctor import PY_FUNCTION_OPS
+from ..i18n import N_
+from ..i18n import gettext as _
 from . import _read, _stages
-from ._core import SETUP_AGAIN, fail, shorten
+from ._core import SETUP_AGAIN, fail, sentences, shorten
 from .questions import Question
 
 N_Q1 = 16
@@ -39,7 +41,7 @@ def _mode_name(answer: Any) -> str:
     policy = tf.data.experimental.service.ShardingPolicy
     if isinstance(answer, policy):
         return answer.name.lower()
-    name = "_".join(_read.text(answer, "the mode's name").strip("'\"").replace("-", " ").split())
+    name = "_".join(_read.text(answer, _("the mode's name")).strip("'\"").replace("-", " ").split())
     if name in ("off", "dynamic", *_STATIC):
         return name
     return _read.choice(name, ("parallel_epochs", "distributed_epoch"))
@@ -50,28 +52,34 @@ def _check_mode(answer: Any) -> str:
 
     name = _mode_name(answer)
     if name in _STATIC:
-        fail(f"{name.upper()} is a static sharding policy, not one of the two processing modes: it needs a fixed list "
-             "of workers, and a worker restarted mid-job starts its shard again from the beginning. The question "
-             "asks for 'parallel_epochs' or 'distributed_epoch'.")
+        # Translators: {policy} is a ShardingPolicy's name: DATA, FILE, HINT.
+        fail(_("{policy} is a static sharding policy, not one of the two processing modes: it needs a fixed list "
+               "of workers, and a worker restarted mid-job starts its shard again from the beginning. The question "
+               "asks for 'parallel_epochs' or 'distributed_epoch'.").format(policy=name.upper()))
     mode = {"off": "parallel_epochs", "dynamic": "distributed_epoch"}.get(name, name)
     with LocalService(2, name="lesson13-check") as service:
         disp = WorkerOrderDisplay.from_service(service, n_elements=N_Q1, processing_mode=mode)
     visits = disp.visits
     if len(visits) and visits.max() > 1:
         first = int(np.argmax(visits > 1))
-        fail(f"with {mode!r}, element {first} arrived {int(visits[first])} times ({len(disp.elements)} arrivals for "
-             f"{N_Q1} elements): in this mode every worker produces the whole dataset.")
-    return (f"in {mode!r} mode no element arrived twice: {len(disp.elements)} arrivals for {N_Q1} elements, split "
-            f"between {disp.n_workers} worker(s) ({[len(p) for p in disp.per_worker]} in this run). TensorFlow promises "
-            "at most once: an element can be lost if a worker fails mid-split, but never repeated.")
+        # Translators: {mode} is a processing mode in quotes: 'parallel_epochs'.
+        fail(_("with {mode!r}, element {first} arrived {visits} times ({n} arrivals for "
+               "{elements} elements): in this mode every worker produces the whole dataset.").format(
+            mode=mode, first=first, visits=int(visits[first]), n=len(disp.elements), elements=N_Q1))
+    # Translators: {counts} is a Python list: how many elements each worker produced.
+    return _("in {mode!r} mode no element arrived twice: {n} arrivals for {elements} elements, split "
+             "between {workers} worker(s) ({counts} in this run). TensorFlow promises "
+             "at most once: an element can be lost if a worker fails mid-split, but never repeated.").format(
+        mode=mode, n=len(disp.elements), elements=N_Q1, workers=disp.n_workers,
+        counts=[len(p) for p in disp.per_worker])
 
 
 q1 = Question(
-    "q1 (never twice)",
+    N_("q1 (never twice)"),
     _check_mode,
     hints=[
-        "Compare the two pictures above: in which one does no element appear twice?",
-        "One mode gives every worker its own full copy of the data; the other hands out splits of one pass.",
+        N_("Compare the two pictures above: in which one does no element appear twice?"),
+        N_("One mode gives every worker its own full copy of the data; the other hands out splits of one pass."),
     ],
     solution='answer = "distributed_epoch"',
 )
@@ -80,50 +88,61 @@ q1 = Question(
 # --------------------------------------------------------------------- q2
 def _check_loaded(answer: Any) -> str:
     if isinstance(answer, str) and os.path.isdir(answer):
-        fail(f"{shorten(answer, 60)} is the folder; answer with the dataset tf.data.Dataset.load(...) returns for it.")
-    ds = _read.dataset(answer, "the dataset returned by tf.data.Dataset.load(...)")
+        fail(_("{answer} is the folder; answer with the dataset tf.data.Dataset.load(...) returns for it.").format(
+            answer=shorten(answer, 60)))
+    ds = _read.dataset(answer, _("the dataset returned by tf.data.Dataset.load(...)"))
     found = _stages.stages(ds)
     # snapshot() is built as zip -> snapshot -> map (the map drops an index it adds): that map is not the learner's
     maps = [s for k, s in enumerate(found) if s.kind == "map" and not (k and found[k - 1].kind == "snapshot")]
     loads = any(s.op == "LoadDataset" for s in found)
     if not loads and any(s.kind == "snapshot" for s in found):
-        kept = (f" It keeps {maps[0].label} in the pipeline, and runs it again whenever the snapshot's files are "
-                "missing or the pipeline changes." if maps else "")
-        fail("your pipeline uses snapshot(), not save and load: snapshot() also computes once and reads its files "
-             f"later, but it is not saved data.{kept} The task asks for expensive.save(saved_q2) once, then "
-             "answer = tf.data.Dataset.load(saved_q2), which holds no map at all.")
+        # Translators: {label} is a stage as code: map(square).
+        kept = _("It keeps {label} in the pipeline, and runs it again whenever the snapshot's files are missing or "
+                 "the pipeline changes.").format(label=maps[0].label) if maps else ""
+        fail(sentences(_("your pipeline uses snapshot(), not save and load: snapshot() also computes once and reads "
+                         "its files later, but it is not saved data."), kept,
+                       _("The task asks for expensive.save(saved_q2) once, then answer = "
+                         "tf.data.Dataset.load(saved_q2), which holds no map at all.")))
     if not loads:
         caches = [s for s in found if s.kind == "cache"]
         if caches and caches[0].params.get("filename"):
-            fail(f"your pipeline caches to a file ({_stages.chain_text(found)}): cache(path) reads its files back "
-                 "once they are complete, but the pipeline still holds the map, which runs again whenever those "
-                 "files are missing or incomplete, and they belong to this exact pipeline. The task asks for saved "
-                 "data: expensive.save(path) once, then answer = tf.data.Dataset.load(path), which holds no map.")
-        cached = (" cache() in memory keeps elements only while this program runs, and only after a first full "
-                  "pass;" if caches else "")
-        fail(f"your pipeline starts with {found[0].label}, not with saved data, so it still computes everything.{cached}"
-             " Call expensive.save(path) once, then answer = tf.data.Dataset.load(path).")
+            fail(_("your pipeline caches to a file ({chain}): cache(path) reads its files back "
+                   "once they are complete, but the pipeline still holds the map, which runs again whenever those "
+                   "files are missing or incomplete, and they belong to this exact pipeline. The task asks for saved "
+                   "data: expensive.save(path) once, then answer = tf.data.Dataset.load(path), which holds no "
+                   "map.").format(chain=_stages.chain_text(found)))
+        if caches:
+            fail(_("your pipeline starts with {label}, not with saved data, so it still computes everything. cache() "
+                   "in memory keeps elements only while this program runs, and only after a first full pass; Call "
+                   "expensive.save(path) once, then answer = tf.data.Dataset.load(path).").format(
+                label=found[0].label))
+        fail(_("your pipeline starts with {label}, not with saved data, so it still computes everything. Call "
+               "expensive.save(path) once, then answer = tf.data.Dataset.load(path).").format(label=found[0].label))
     if maps:
-        fail(f"your pipeline still runs {maps[0].label} after loading: the saved elements are already the squares, "
-             "and load() is there to skip that work. Answer with tf.data.Dataset.load(path) alone.")
+        fail(_("your pipeline still runs {label} after loading: the saved elements are already the squares, "
+               "and load() is there to skip that work. Answer with tf.data.Dataset.load(path) alone.").format(
+            label=maps[0].label))
     if int(ds.cardinality()) == int(tf.data.INFINITE_CARDINALITY):
-        fail("your dataset never ends: leave out repeat(), and answer with one pass over the loaded data.")
+        fail(_("your dataset never ends: leave out repeat(), and answer with one pass over the loaded data."))
     values = [_read.whole(v) for v in _read.values(ds, 200)]
     expected = [i * i for i in range(N_Q2)]
     if sorted(values, key=lambda v: (v is None, v or 0)) == list(range(N_Q2)):
-        fail("the loaded elements are 0, 1, 2, ..., 19: you saved range(20) before the map. Save `expensive` itself.")
+        fail(_("the loaded elements are 0, 1, 2, ..., 19: you saved range(20) before the map. Save `expensive` "
+               "itself."))
     if sorted(v for v in values if v is not None) != expected or None in values:
-        fail(f"expected the {N_Q2} squares {expected[:5]}... of 0..19; the loaded dataset gives {len(values)} "
-             f"elements, starting {values[:5]}.")
-    return "the loaded dataset gives the saved squares without running the map again."
+        # Translators: {expected} and {values} are Python lists.
+        fail(_("expected the {squares} squares {expected}... of 0..19; the loaded dataset gives {n} "
+               "elements, starting {values}.").format(
+            squares=N_Q2, expected=expected[:5], n=len(values), values=values[:5]))
+    return _("the loaded dataset gives the saved squares without running the map again.")
 
 
 q2 = Question(
-    "q2 (save once, load many times)",
+    N_("q2 (save once, load many times)"),
     _check_loaded,
     hints=[
-        "expensive.save(path) writes the elements into a folder; tf.data.Dataset.load(path) reads them back.",
-        "Save into saved_q2 (the cell defines it), then answer = tf.data.Dataset.load(saved_q2).",
+        N_("expensive.save(path) writes the elements into a folder; tf.data.Dataset.load(path) reads them back."),
+        N_("Save into saved_q2 (the cell defines it), then answer = tf.data.Dataset.load(saved_q2)."),
     ],
     solution="""
         import tempfile
@@ -150,7 +169,7 @@ def _reachable(address: Any) -> bool:
     """False when nothing listens at a dispatcher's ``host:port`` any more (reading from it would wait forever)."""
     if not isinstance(address, str) or ":" not in address:
         return True  # an address the graph does not show: let the read say what happens
-    host, _, port = address.rpartition("://")[2].rpartition(":")
+    host, _unused, port = address.rpartition("://")[2].rpartition(":")
     try:
         with socket.create_connection((host or "localhost", int(port)), timeout=2):
             return True
@@ -159,62 +178,73 @@ def _reachable(address: Any) -> bool:
 
 
 def _check_service_ready(answer: Any) -> str:
-    ds = _read.dataset(answer, "a tf.data.Dataset sent through the service with distribute(...)")
+    ds = _read.dataset(answer, _("a tf.data.Dataset sent through the service with distribute(...)"))
     found = _stages.stages(ds)
     sent = next((k for k, s in enumerate(found) if s.kind == "distribute"), None)
     if sent is None:
-        fail("your pipeline is not sent to the service: end it with .apply(tf.data.experimental.service.distribute("
-             "\"distributed_epoch\", service.target)).")
+        fail(_("your pipeline is not sent to the service: end it with .apply(tf.data.experimental.service.distribute("
+               "\"distributed_epoch\", service.target))."))
     if not _reachable(found[sent].params.get("address")):
-        fail(f"the tf.data service your dataset is sent to ({found[sent].params['address']}) is not running any more: "
-             f"it was stopped (by the cleanup cell, or service.stop()). {SETUP_AGAIN}")
+        # Translators: {address} is the service's address: grpc://localhost:5050.
+        fail(sentences(_("the tf.data service your dataset is sent to ({address}) is not running any more: it was "
+                         "stopped (by the cleanup cell, or service.stop()).").format(
+            address=found[sent].params['address']), _(SETUP_AGAIN)))
     python = _python_before(found, sent)
     if python is not None:
-        fail(f"the part sent to the service still runs Python ({python.where}). A worker in another process cannot "
-             "call it (lesson 11 showed the error); it only works here because this notebook's workers share its "
-             "process. Compute the square root with TensorFlow ops: tf.sqrt(tf.cast(x, tf.float64)).")
+        fail(_("the part sent to the service still runs Python ({where}). A worker in another process cannot "
+               "call it (lesson 11 showed the error); it only works here because this notebook's workers share its "
+               "process. Compute the square root with TensorFlow ops: tf.sqrt(tf.cast(x, tf.float64)).").format(
+            where=python.where))
     size = found[sent - 1].cardinality if sent > 0 else None
     if size == int(tf.data.INFINITE_CARDINALITY):
-        fail("the part sent to the service never ends (a repeat() before distribute): answer with one pass over "
-             f"the {N_Q3} ids.")
+        fail(_("the part sent to the service never ends (a repeat() before distribute): answer with one pass over "
+               "the {ids} ids.").format(ids=N_Q3))
     if size is not None and size < 0:
         # A worker running a pipeline that never yields cannot even be stopped: do not send one to find out.
         odd = next((s for s in found[:sent] if s.kind in ("filter", "flat_map", "interleave", "take_while")), None)
-        where = f" ({odd.where})" if odd else ""
-        fail(f"TensorFlow cannot tell how many elements the part sent to the service gives{where}, so the checker "
-             f"does not run it on your service. The task needs no filter: range({N_Q3}), a map, then distribute.")
+        if odd:
+            # Translators: {where} names a stage: "stage 2: filter(keep)".
+            fail(_("TensorFlow cannot tell how many elements the part sent to the service gives ({where}), so the "
+                   "checker does not run it on your service. The task needs no filter: range({ids}), a map, then "
+                   "distribute.").format(where=odd.where, ids=N_Q3))
+        fail(_("TensorFlow cannot tell how many elements the part sent to the service gives, so the checker does "
+               "not run it on your service. The task needs no filter: range({ids}), a map, then distribute.").format(
+            ids=N_Q3))
     spec = ds.element_spec
     if not (isinstance(spec, tf.TensorSpec) and spec.dtype.is_floating and spec.shape.rank in (0, None)):
-        fail(f"each element is {_read.describe_spec(spec)}; expected one square root per element, a single float "
-             "(tf.sqrt needs a float: cast the id first).")
+        fail(_("each element is {spec}; expected one square root per element, a single float "
+               "(tf.sqrt needs a float: cast the id first).").format(spec=_read.describe_spec(spec)))
     arrays = [np.asarray(v) for v in _read.elements(ds, 4 * N_Q3)]
     if any(a.size != 1 for a in arrays):
-        fail(f"an element holds {next(a.size for a in arrays if a.size != 1)} values; expected one square root per "
-             "element. Leave batch() out.")
+        fail(_("an element holds {n} values; expected one square root per element. Leave batch() out.").format(
+            n=next((a.size for a in arrays if a.size != 1))))
     values = [float(a.reshape(())) for a in arrays]
     counts = Counter(round(v, 4) for v in values)
     if counts and max(counts.values()) > 1:
         most = max(counts.values())
-        fail(f"{len(values)} elements arrived for {N_Q3} ids, some of them {most} times: in 'parallel_epochs' mode "
-             "every worker produces the whole dataset. Use 'distributed_epoch'.")
+        fail(_("{n} elements arrived for {ids} ids, some of them {most} times: in 'parallel_epochs' mode "
+               "every worker produces the whole dataset. Use 'distributed_epoch'.").format(
+            n=len(values), ids=N_Q3, most=most))
     expected = np.sqrt(np.arange(N_Q3))
     got = np.sort(np.asarray(values))
     if len(got) != N_Q3:
-        fail(f"{len(got)} elements arrived; expected the {N_Q3} square roots of 0..{N_Q3 - 1}, each once.")
+        fail(_("{n} elements arrived; expected the {ids} square roots of 0..{last}, each once.").format(
+            n=len(got), ids=N_Q3, last=N_Q3 - 1))
     if not np.allclose(got, expected, rtol=1e-5, atol=1e-6):
         wrong = int(np.argmax(~np.isclose(got, expected, rtol=1e-5, atol=1e-6)))
-        fail(f"the values are not the square roots of 0..{N_Q3 - 1}: in sorted order, value {wrong} is "
-             f"{got[wrong]:.4g} where {math.sqrt(wrong):.4g} was expected.")
-    return (f"no Python in the part the workers run, and all {N_Q3} square roots arrived once each: this pipeline "
-            "runs on a real cluster as it does here.")
+        fail(_("the values are not the square roots of 0..{last}: in sorted order, value {k} is "
+               "{got:.4g} where {want:.4g} was expected.").format(
+            last=N_Q3 - 1, k=wrong, got=got[wrong], want=math.sqrt(wrong)))
+    return _("no Python in the part the workers run, and all {ids} square roots arrived once each: this pipeline "
+             "runs on a real cluster as it does here.").format(ids=N_Q3)
 
 
 q3 = Question(
-    "q3 (ready for a real service)",
+    N_("q3 (ready for a real service)"),
     _check_service_ready,
     hints=[
-        "tf.sqrt does what np.sqrt did, inside the graph; it needs a float input, so cast the id with tf.cast.",
-        "tf.data.Dataset.range(100).map(lambda x: tf.sqrt(tf.cast(x, tf.float64))), then .apply(distribute(...)).",
+        N_("tf.sqrt does what np.sqrt did, inside the graph; it needs a float input, so cast the id with tf.cast."),
+        N_("tf.data.Dataset.range(100).map(lambda x: tf.sqrt(tf.cast(x, tf.float64))), then .apply(distribute(...))."),
     ],
     solution="""
         service = tutor.service.LocalService(2)  # in the notebook: the service started at the top
