@@ -38,7 +38,7 @@ predict_first = SetPrediction(
     first_ids_pipeline,
     truth=lambda firsts: sorted(set(firsts)),
     ask=N_("every id that can come out first, as a list in any order"),
-    code="tf.data.Dataset.range(50).shuffle(10), reshuffled 300 times",
+    code=N_("tf.data.Dataset.range(50).shuffle(10), reshuffled 300 times"),
     hints=[N_("Before it emits anything, shuffle(10) fills its buffer with the first 10 elements."),
            N_("The first element out is picked from the buffer only.")],
     answer_name="prediction",
