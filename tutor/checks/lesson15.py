@@ -19,8 +19,10 @@ import tensorflow as tf
 
 from ..bench import CallRecorder
 from ..usage import buffers, megabytes
+from ..i18n import N_
+from ..i18n import gettext as _
 from . import _read, _stages
-from ._core import fail
+from ._core import Choices, fail
 from .questions import FunctionQuestion, Question
 
 __all__ = ["CHOICES", "decode", "exercise_files", "exercise_source", "expand", "heavy_pipeline", "keep", "parse",
@@ -55,39 +57,48 @@ def _check_q1(answer: Any) -> str:
     found = _stages.stages(ds)
     shuffles, maps, batches = (_stages.where(found, kind) for kind in ("shuffle", "map", "batch"))
     if not shuffles:
-        fail(f"your pipeline ({_stages.chain_text(found)}) has no shuffle: keep shuffle({BUFFER}) and move it.")
+        fail(_("your pipeline ({chain}) has no shuffle: keep shuffle({buffer}) and move it.").format(
+            chain=_stages.chain_text(found), buffer=BUFFER))
     size = found[shuffles[0]].params.get("buffer_size")
     if isinstance(size, int) and size < BUFFER:
-        fail(f"shuffle(buffer_size={size}) mixes less than before: keep buffer_size={BUFFER}, and change only "
-             "where the shuffle sits.")
+        fail(_("shuffle(buffer_size={size}) mixes less than before: keep buffer_size={buffer}, and change only "
+               "where the shuffle sits.").format(size=size, buffer=BUFFER))
     if not maps:
-        fail("map(ex.decode) is missing: the images must still be decoded, after the shuffle.")
+        fail(_("map(ex.decode) is missing: the images must still be decoded, after the shuffle."))
     if not batches or batches[-1] < shuffles[0]:
-        fail(f"batch({BATCH}) must come after the shuffle, or whole batches are shuffled (lesson 03).")
+        fail(_("batch({batch}) must come after the shuffle, or whole batches are shuffled (lesson 03).").format(
+            batch=BATCH))
     held = _shuffle_buffer(ds)
     if held is not None and (held.element_bytes is None or held.element_bytes > 8):
-        fail(f"the shuffle buffer still holds decoded images: {held.elements} x {megabytes(held.element_bytes, 2)} = "
-             f"{megabytes(held.bytes)}. Shuffle the ids first, then map(ex.decode).")
+        # Translators: {size} and {total} are sizes with their unit: 0.25 MB, 16.0 MB.
+        fail(_("the shuffle buffer still holds decoded images: {elements} x {size} = "
+               "{total}. Shuffle the ids first, then map(ex.decode).").format(
+            elements=held.elements, size=megabytes(held.element_bytes, 2), total=megabytes(held.bytes)))
     values = _read.elements(ds, limit=4 * N_FILES)
     shapes = {tuple(np.shape(v)) for v in values}
     if shapes != {(BATCH, *IMAGE)}:
-        fail(f"expected batches of {BATCH} images of {IMAGE[0]} x {IMAGE[1]}; got shapes {sorted(shapes)}. Keep "
-             f"map(ex.decode) and batch({BATCH}), and nothing else.")
+        # Translators: {shapes} is a Python list of shapes.
+        fail(_("expected batches of {batch} images of {height} x {width}; got shapes {shapes}. Keep "
+               "map(ex.decode) and batch({batch}), and nothing else.").format(
+            batch=BATCH, height=IMAGE[0], width=IMAGE[1], shapes=sorted(shapes)))
     ids = sorted(int(image[0, 0]) for batch in values for image in batch)
     if ids != list(range(N_FILES)):
-        fail(f"every image should come out once: expected the ids 0 to {N_FILES - 1}, got {len(ids)} images "
-             "with other ids.")
-    return (f"the shuffle buffer holds {held.elements} ids of {held.element_bytes} bytes ({held.bytes} bytes) "
-            f"instead of {BUFFER} images ({megabytes(BUFFER * IMAGE[0] * IMAGE[1] * 4)}), and every image comes "
-            f"out once, in batches of {BATCH}.")
+        fail(_("every image should come out once: expected the ids 0 to {last}, got {n} images "
+               "with other ids.").format(last=N_FILES - 1, n=len(ids)))
+    # Translators: {size} and {total} count bytes; {images_size} is a size with its unit: 16.0 MB.
+    return _("the shuffle buffer holds {elements} ids of {size} bytes ({total} bytes) "
+             "instead of {buffer} images ({images_size}), and every image comes "
+             "out once, in batches of {batch}.").format(
+        elements=held.elements, size=held.element_bytes, total=held.bytes, buffer=BUFFER,
+        images_size=megabytes(BUFFER * IMAGE[0] * IMAGE[1] * 4), batch=BATCH)
 
 
 q1 = FunctionQuestion(
-    "Exercise 1: a shuffle buffer of ids",
+    N_("Exercise 1: a shuffle buffer of ids"),
     _check_q1,
     hints=[
-        "Print tutor.usage.buffers(ex.heavy_pipeline(ex.exercise_source())): what does the shuffle buffer hold?",
-        "The same three stages, in another order: shuffle the ids first, decode them after.",
+        N_("Print tutor.usage.buffers(ex.heavy_pipeline(ex.exercise_source())): what does the shuffle buffer hold?"),
+        N_("The same three stages, in another order: shuffle the ids first, decode them after."),
     ],
     solution="""
     ex = tutor.checks.lesson15
@@ -138,36 +149,42 @@ def _check_q2(answer: Any) -> str:
     ds = q2.dataset_of(answer)
     found = _stages.stages(ds)
     if not _stages.where(found, "cache"):
-        fail("there is no cache(): without it, parse runs again in the second epoch.")
+        fail(_("there is no cache(): without it, parse runs again in the second epoch."))
     held = next(b for b in buffers(ds) if b.kind == "cache")
     if held.element_bytes is None or held.element_bytes > PARSED * 4:
-        fail(f"the cache keeps the expanded images ({megabytes(held.element_bytes, 2)} each): put cache() between "
-             "map(ex.parse) and map(ex.expand).")
+        # Translators: {size} is a size with its unit: 0.25 MB.
+        fail(_("the cache keeps the expanded images ({size} each): put cache() between "
+               "map(ex.parse) and map(ex.expand).").format(size=megabytes(held.element_bytes, 2)))
     before = parse_calls()
     values = _read.elements(ds, limit=4 * N_PARSED)
     runs = parse_calls() - before
     if len(values) != 2 * N_PARSED:
-        fail(f"expected {2 * N_PARSED} images (two epochs of {N_PARSED}), got {len(values)}. Keep repeat(2).")
+        fail(_("expected {want} images (two epochs of {files}), got {n}. Keep repeat(2).").format(
+            want=2 * N_PARSED, files=N_PARSED, n=len(values)))
     if runs != N_PARSED:
-        fail(f"parse ran {runs} times instead of {N_PARSED}: cache() must come before repeat(2), so that the "
-             "second epoch reads the cache.")
+        fail(_("parse ran {runs} times instead of {files}: cache() must come before repeat(2), so that the "
+               "second epoch reads the cache.").format(runs=runs, files=N_PARSED))
     shapes = {tuple(np.shape(v)) for v in values}
     if shapes != {IMAGE}:
-        fail(f"expected images of {IMAGE[0]} x {IMAGE[1]}, got shapes {sorted(shapes)}: keep map(ex.expand), after "
-             "the cache.")
+        fail(_("expected images of {height} x {width}, got shapes {shapes}: keep map(ex.expand), after "
+               "the cache.").format(height=IMAGE[0], width=IMAGE[1], shapes=sorted(shapes)))
     ids = sorted(int(v[0, 0]) for v in values)
     if ids != sorted(list(range(N_PARSED)) * 2):
-        fail(f"every file should come out once per epoch: expected the ids 0 to {N_PARSED - 1} twice each.")
-    return (f"parse ran {runs} times for two epochs, and the cache keeps {N_PARSED} x {held.element_bytes} bytes "
-            f"= {N_PARSED * held.element_bytes} bytes instead of {megabytes(N_PARSED * IMAGE[0] * IMAGE[1] * 4)}.")
+        fail(_("every file should come out once per epoch: expected the ids 0 to {last} twice each.").format(
+            last=N_PARSED - 1))
+    # Translators: {size} and {total} count bytes; {images_size} is a size with its unit: 8.0 MB.
+    return _("parse ran {runs} times for two epochs, and the cache keeps {files} x {size} bytes "
+             "= {total} bytes instead of {images_size}.").format(
+        runs=runs, files=N_PARSED, size=held.element_bytes, total=N_PARSED * held.element_bytes,
+        images_size=megabytes(N_PARSED * IMAGE[0] * IMAGE[1] * 4))
 
 
 q2 = FunctionQuestion(
-    "Exercise 2: cache the small thing",
+    N_("Exercise 2: cache the small thing"),
     _check_q2,
     hints=[
-        "Which of the two maps is slow, and which one makes the elements big?",
-        "map(time_consuming).cache().map(memory_consuming): the cache sits between the two maps.",
+        N_("Which of the two maps is slow, and which one makes the elements big?"),
+        N_("map(time_consuming).cache().map(memory_consuming): the cache sits between the two maps."),
     ],
     solution="""
     ex = tutor.checks.lesson15
@@ -183,34 +200,35 @@ q2 = FunctionQuestion(
 
 
 # --------------------------------------------------------------------------- q3
-CHOICES = {
-    "a": "Raise num_parallel_calls to 16, one call for every core the machine shows.",
-    "b": "Add prefetch(tf.data.AUTOTUNE) at the end of the pipeline.",
-    "c": "Spend less CPU per element: batch before the map (vectorize), or cache the part that never changes.",
-    "d": "Give the pipeline a private thread pool of 16 threads (options.threading.private_threadpool_size = 16).",
-}
+CHOICES = Choices({
+    "a": N_("Raise num_parallel_calls to 16, one call for every core the machine shows."),
+    "b": N_("Add prefetch(tf.data.AUTOTUNE) at the end of the pipeline."),
+    "c": N_("Spend less CPU per element: batch before the map (vectorize), or cache the part that never changes."),
+    "d": N_("Give the pipeline a private thread pool of 16 threads (options.threading.private_threadpool_size = "
+            "16)."),
+})
 
 _WHY_Q3 = {
-    "a": "the notebook may use about 1 CPU of time (the quota), and the map already uses 97 % of it. More calls at "
-         "once only take turns on that one CPU; the 6 % is a share of cores it may not use.",
-    "b": "prefetch lets the pipeline work while the training step runs, but the map already keeps the one CPU busy "
-         "and the consumer still waits for it: a buffer adds no CPU time.",
-    "d": "more threads help calls that wait (a file, the network); these calls compute, and computing threads take "
-         "turns on the CPU time the quota gives.",
+    "a": N_("the notebook may use about 1 CPU of time (the quota), and the map already uses 97 % of it. More calls "
+            "at once only take turns on that one CPU; the 6 % is a share of cores it may not use."),
+    "b": N_("prefetch lets the pipeline work while the training step runs, but the map already keeps the one CPU "
+            "busy and the consumer still waits for it: a buffer adds no CPU time."),
+    "d": N_("more threads help calls that wait (a file, the network); these calls compute, and computing threads "
+            "take turns on the CPU time the quota gives."),
 }
 
 
 def _check_q3(answer: Any) -> str:
     letter = _read.choice(answer, CHOICES)
     if letter != "c":
-        fail(f"({letter}) {_WHY_Q3[letter]}")
-    return ("right: near the limit, only less work per element helps on this machine (or moving the work to other "
-            "machines, with the tf.data service of lesson 13).")
+        fail(f"({letter}) {_(_WHY_Q3[letter])}")
+    return _("right: near the limit, only less work per element helps on this machine (or moving the work to other "
+             "machines, with the tf.data service of lesson 13).")
 
 
-q3 = Question("Exercise 3: the fork", _check_q3,
-              hints=["Against which number is 97 % measured, and against which one 6 %?",
-                     "Near the limit, which of these gives the pipeline more CPU time, and which needs less?"],
+q3 = Question(N_("Exercise 3: the fork"), _check_q3,
+              hints=[N_("Against which number is 97 % measured, and against which one 6 %?"),
+                     N_("Near the limit, which of these gives the pipeline more CPU time, and which needs less?")],
               solution="answer = 'c'")
 
 
@@ -251,36 +269,39 @@ def _check_q4(answer: Any) -> str:
     found = _stages.stages(ds)
     interleaves = _stages.where(found, "interleave")
     if not interleaves:
-        fail(f"your pipeline ({_stages.chain_text(found)}) has no interleave: build one pipeline per shard and run "
-             f"them with tf.data.Dataset.range({SHARDS}).interleave(..., num_parallel_calls={SHARDS}).")
+        fail(_("your pipeline ({chain}) has no interleave: build one pipeline per shard and run "
+               "them with tf.data.Dataset.range({shards}).interleave(..., num_parallel_calls={shards}).").format(
+            chain=_stages.chain_text(found), shards=SHARDS))
     outer = found[interleaves[-1]]
     calls, cycle = outer.params.get("num_parallel_calls"), outer.params.get("cycle_length")
     if calls is None or calls == 1:
-        fail("this interleave runs its pipelines one at a time: give it num_parallel_calls (4, or "
-             "tf.data.AUTOTUNE).")
+        fail(_("this interleave runs its pipelines one at a time: give it num_parallel_calls (4, or "
+               "tf.data.AUTOTUNE)."))
     if cycle == 1:
-        fail("cycle_length=1 opens one shard pipeline at a time: use cycle_length=4.")
+        fail(_("cycle_length=1 opens one shard pipeline at a time: use cycle_length=4."))
     if any(i > interleaves[-1] for i in _stages.where(found, "filter")):
-        fail("the filter comes after the interleave, where it calls ex.keep one record at a time again: put it "
-             "inside each shard's pipeline.")
+        fail(_("the filter comes after the interleave, where it calls ex.keep one record at a time again: put it "
+               "inside each shard's pipeline."))
     if "FilterDataset" not in outer.fn_ops and "ParallelFilterDataset" not in outer.fn_ops:
-        fail("each shard's pipeline should end with .filter(ex.keep), inside the function you give interleave.")
+        fail(_("each shard's pipeline should end with .filter(ex.keep), inside the function you give interleave."))
     got = [int(v) for v in _read.elements(ds, limit=4 * N_RECORD_FILES * RECORDS)]
     want = [int(v) for v in _read.elements(one_pipeline(exercise_files()), limit=N_RECORD_FILES * RECORDS)]
     if sorted(got) != sorted(want):
-        fail(f"expected the {len(want)} records the one pipeline keeps, each once, got {len(got)} records. Each "
-             f"shard pipeline reads files.shard({SHARDS}, index) with the index that interleave hands it.")
-    return (f"{SHARDS} shard pipelines, each with its own filter, run side by side: the same {len(got)} records, in "
-            f"another order ({got[:6]} ...).")
+        fail(_("expected the {want} records the one pipeline keeps, each once, got {n} records. Each "
+               "shard pipeline reads files.shard({shards}, index) with the index that interleave hands it.").format(
+            want=len(want), n=len(got), shards=SHARDS))
+    # Translators: {first} is a Python list: the first records.
+    return _("{shards} shard pipelines, each with its own filter, run side by side: the same {n} records, in "
+             "another order ({first} ...).").format(shards=SHARDS, n=len(got), first=got[:6])
 
 
 q4 = FunctionQuestion(
-    "Exercise 4: outer parallelism",
+    N_("Exercise 4: outer parallelism"),
     _check_q4,
     hints=[
-        "Write a function shard_pipeline(index) that returns files.shard(4, index).flat_map(ex.records)"
-        ".filter(ex.keep).",
-        "Then tf.data.Dataset.range(4).interleave(shard_pipeline, cycle_length=4, num_parallel_calls=4).",
+        N_("Write a function shard_pipeline(index) that returns files.shard(4, index).flat_map(ex.records)"
+           ".filter(ex.keep)."),
+        N_("Then tf.data.Dataset.range(4).interleave(shard_pipeline, cycle_length=4, num_parallel_calls=4)."),
     ],
     solution="""
     ex = tutor.checks.lesson15
