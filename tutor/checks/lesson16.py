@@ -20,6 +20,8 @@ from typing import Any
 import tensorflow as tf
 
 from .. import augment, data, tftrace, training
+from ..i18n import N_
+from ..i18n import gettext as _
 from ._core import fail, shorten
 from .questions import Question
 
@@ -47,8 +49,8 @@ def mystery_trace() -> tftrace.TraceEvents:
             try:
                 tf.profiler.experimental.start(logdir)
             except tf.errors.AlreadyExistsError:
-                fail("TensorFlow's profiler is already running in this kernel, and only one can run at a time: "
-                     "run tf.profiler.experimental.stop(), then this cell again.")
+                fail(_("TensorFlow's profiler is already running in this kernel, and only one can run at a time: "
+                       "run tf.profiler.experimental.stop(), then this cell again."))
             try:
                 model.fit(mystery_pipeline(), epochs=1, steps_per_epoch=STEPS, verbose=0,
                           callbacks=[tftrace.StepMarkers()])
@@ -63,10 +65,13 @@ def mystery_trace() -> tftrace.TraceEvents:
 
 
 def _words(answer: Any, what: str) -> list[str]:
+    """The answer as a list of stage names; ``what`` (translated) says what the list should hold."""
     if isinstance(answer, str) and answer.startswith("Iterator::"):
         return tftrace.chain(answer)
     if not isinstance(answer, (list, tuple)) or not answer or not all(isinstance(a, str) for a in answer):
-        fail(f"answer with {what}, a list of names such as ['Root', 'Prefetch', ...]; got {shorten(answer, 40)}.")
+        # Translators: {what} says what the list should hold ("the stages from the outermost to the source").
+        fail(_("answer with {what}, a list of names such as ['Root', 'Prefetch', ...]; got {answer}.").format(
+            what=what, answer=shorten(answer, 40)))
     return [a.strip().removeprefix("Iterator::") for a in answer]
 
 
@@ -79,21 +84,23 @@ def source_chain() -> list[str]:
 
 
 def _check_q1(answer: Any) -> str:
-    got = _words(answer, "the stages from the outermost to the source")
+    got = _words(answer, _("the stages from the outermost to the source"))
     truth = source_chain()
     if got[::-1] in (truth, truth[1:]):
-        fail("those are the right stages in the opposite order: a long name starts at the outermost stage "
-             "(Root, the one the training step calls) and ends at the source.")
+        fail(_("those are the right stages in the opposite order: a long name starts at the outermost stage "
+               "(Root, the one the training step calls) and ends at the source."))
     if got[0] != "Root":
         got = ["Root", *got]
     if got == truth:
-        return f"the long name {'::'.join(['Iterator', *truth])} walks from the root down to the source."
+        # Translators: {name} is an iterator's long name: Iterator::Root::Prefetch::...
+        return _("the long name {name} walks from the root down to the source.").format(
+            name="::".join(["Iterator", *truth]))
     if "Map" in got and "BatchV2" in got and "MapAndBatch" in truth:
-        fail("you wrote map and batch as two stages, as the pipeline is written. TensorFlow fused them into one "
-             "iterator, MapAndBatch (the map_and_batch_fusion rewrite): the profile names the stages that ran. "
-             "Read the long name of the source's events.")
-    fail(f"the profile's chain has {len(truth)} stages from Root to the source, and yours differs. Print "
-         "trace.named('Iterator::TensorSlice')[0].long_name and split it at '::'.")
+        fail(_("you wrote map and batch as two stages, as the pipeline is written. TensorFlow fused them into one "
+               "iterator, MapAndBatch (the map_and_batch_fusion rewrite): the profile names the stages that ran. "
+               "Read the long name of the source's events."))
+    fail(_("the profile's chain has {n} stages from Root to the source, and yours differs. Print "
+           "trace.named('Iterator::TensorSlice')[0].long_name and split it at '::'.").format(n=len(truth)))
 
 
 # ------------------------------------------------------------------ q2: what fed the Prefetch
@@ -102,7 +109,7 @@ def prefetch_input() -> tuple[str, str]:
     trace = mystery_trace()
     prefetch = [e for e in trace.iterators() if e.long_name == "Iterator::Root::Prefetch"]
     if not prefetch:
-        fail("the mystery profile holds no Prefetch events; run ex.mystery_trace() again in a fresh kernel.")
+        fail(_("the mystery profile holds no Prefetch events; run ex.mystery_trace() again in a fresh kernel."))
     fed = trace.upstream(prefetch[0])
     name = Counter(e.long_name for e in fed).most_common(1)[0][0]
     thread = Counter(tftrace.thread_kind(e.thread) for e in fed if e.long_name == name).most_common(1)[0][0]
@@ -111,58 +118,67 @@ def prefetch_input() -> tuple[str, str]:
 
 def _check_q2(answer: Any) -> str:
     if not isinstance(answer, (list, tuple)) or len(answer) != 2 or not all(isinstance(a, str) for a in answer):
-        fail("answer with two texts in a tuple: (the long name of the events that fed the Prefetch, the kind of "
-             f"thread they ran on), for example ('Iterator::Root::...', 'tf_data_...'); got {shorten(answer, 40)}.")
+        fail(_("answer with two texts in a tuple: (the long name of the events that fed the Prefetch, the kind of "
+               "thread they ran on), for example ('Iterator::Root::...', 'tf_data_...'); got {answer}.").format(
+            answer=shorten(answer, 40)))
     name, thread = answer[0].strip(), tftrace.thread_kind(answer[1].strip())
     truth_name, truth_thread = prefetch_input()
     trace = mystery_trace()
     own = Counter(tftrace.thread_kind(e.thread) for e in trace.named("Iterator::Root::Prefetch")).most_common(1)[0][0]
     if name != truth_name:
         if name == "Iterator::Root::Prefetch":
-            fail("that is the Prefetch itself. Its input's events have the Prefetch's id as their parent_id: "
-                 "trace.upstream(prefetch_event).")
-        fail(f"{shorten(name, 60)} is not the iterator whose calls have the Prefetch's id as their parent_id. "
-             "Take one Prefetch event and look at trace.upstream(event).")
+            fail(_("that is the Prefetch itself. Its input's events have the Prefetch's id as their parent_id: "
+                   "trace.upstream(prefetch_event)."))
+        fail(_("{name} is not the iterator whose calls have the Prefetch's id as their parent_id. "
+               "Take one Prefetch event and look at trace.upstream(event).").format(name=shorten(name, 60)))
     if thread != truth_thread:
         if thread == own:
-            fail(f"{thread} is where the Prefetch itself ran, inside the training step's request. Its input runs "
-                 "on the prefetch's own background thread: look at the thread of the upstream events.")
-        fail(f"the events of {truth_name} did not run on {shorten(thread, 50)} threads; print the .thread of "
-             "the upstream events.")
-    return (f"{truth_name} ran on {truth_thread} threads, away from the step's own thread ({own}): the Prefetch "
-            "filled its buffer there while the model computed.")
+            # Translators: {thread} is a kind of thread, as TensorFlow names it: tf_data_private_threadpool.
+            fail(_("{thread} is where the Prefetch itself ran, inside the training step's request. Its input runs "
+                   "on the prefetch's own background thread: look at the thread of the upstream events.").format(
+                thread=thread))
+        # Translators: {name} is an iterator's long name; {thread} a kind of thread.
+        fail(_("the events of {name} did not run on {thread} threads; print the .thread of "
+               "the upstream events.").format(name=truth_name, thread=shorten(thread, 50)))
+    return _("{name} ran on {thread} threads, away from the step's own thread ({own}): the Prefetch "
+             "filled its buffer there while the model computed.").format(name=truth_name, thread=truth_thread,
+                                                                         own=own)
 
 
 # ------------------------------------------------------------------ q3: is the step waiting for input?
 def _check_q3(answer: Any) -> str:
     if not isinstance(answer, (list, tuple)) or len(answer) != 2 or isinstance(answer[0], bool) \
             or not isinstance(answer[0], (int, float)) or not isinstance(answer[1], str):
-        fail("answer with a tuple (percent, verdict): the share of step time spent in IteratorGetNext, in "
-             f"percent, and 'not', 'moderately' or 'highly'; got {shorten(answer, 40)}.")
+        fail(_("answer with a tuple (percent, verdict): the share of step time spent in IteratorGetNext, in "
+               "percent, and 'not', 'moderately' or 'highly'; got {answer}.").format(answer=shorten(answer, 40)))
     truth = tftrace.waiting_verdict(mystery_trace().step_waits())
     percent, word = float(answer[0]), " ".join(answer[1].lower().split())
     if 0 < percent <= 1 and truth.percent > 2:
-        fail(f"{percent:g} looks like a fraction: multiply by 100 to give percent.")
+        fail(_("{percent:g} looks like a fraction: multiply by 100 to give percent.").format(percent=percent))
     if abs(percent - truth.percent) > 2:
-        fail(f"the steps after the first spent {truth.percent:.0f}% of their time in IteratorGetNext, not "
-             f"{percent:.0f}%. Add up wait_ms and step_ms of trace.step_waits()[1:] (the first step also "
-             "started the pipeline), then divide.")
+        # Translators: {percent} is the profile's share, {yours} the learner's answer.
+        fail(_("the steps after the first spent {percent:.0f}% of their time in IteratorGetNext, not "
+               "{yours:.0f}%. Add up wait_ms and step_ms of trace.step_waits()[1:] (the first step also "
+               "started the pipeline), then divide.").format(percent=truth.percent, yours=percent))
     verdict = next((v for v in ("moderately", "highly", "not") if word.startswith(v)), None)
     if verdict is None:
-        fail(f"{shorten(answer[1], 30)} is not one of XProf's verdicts: answer 'not', 'moderately' or 'highly'.")
+        fail(_("{answer} is not one of XProf's verdicts: answer 'not', 'moderately' or 'highly'.").format(
+            answer=shorten(answer[1], 30)))
     if verdict != truth.verdict:
-        fail(f"{truth.percent:.0f}% is {truth.verdict} input-bound by XProf's thresholds: below 5% not, from 5% "
-             "to 20% moderately, from 20% highly.")
-    return f"{truth.percent:.0f}% of each step went to waiting for the batch: {truth.verdict} input-bound."
+        # Translators: {verdict} is XProf's word, kept in English since answers use it: not, moderately, highly.
+        fail(_("{percent:.0f}% is {verdict} input-bound by XProf's thresholds: below 5% not, from 5% "
+               "to 20% moderately, from 20% highly.").format(percent=truth.percent, verdict=truth.verdict))
+    return _("{percent:.0f}% of each step went to waiting for the batch: {verdict} input-bound.").format(
+        percent=truth.percent, verdict=truth.verdict)
 
 
 q1 = Question(
-    "Exercise 1 (the long name)",
+    N_("Exercise 1 (the long name)"),
     _check_q1,
-    hints=["The source is the stage at the end of the longest long name: the TensorSlice events.",
-           "tutor.tftrace.chain('Iterator::Root::A::B') gives ['Root', 'A', 'B'].",
-           "The profile names the iterators that ran, after TensorFlow's rewrites: count the stages, do not copy "
-           "the pipeline's code."],
+    hints=[N_("The source is the stage at the end of the longest long name: the TensorSlice events."),
+           N_("tutor.tftrace.chain('Iterator::Root::A::B') gives ['Root', 'A', 'B']."),
+           N_("The profile names the iterators that ran, after TensorFlow's rewrites: count the stages, do not copy "
+              "the pipeline's code.")],
     solution="""
     ex = tutor.checks.lesson16
     trace = ex.mystery_trace()
@@ -172,11 +188,11 @@ q1 = Question(
 )
 
 q2 = Question(
-    "Exercise 2 (what fed the Prefetch)",
+    N_("Exercise 2 (what fed the Prefetch)"),
     _check_q2,
-    hints=["Take one event of the Prefetch: trace.named('Iterator::Root::Prefetch')[0].",
-           "trace.upstream(event) gives the events whose parent_id is that event's id.",
-           "tutor.tftrace.thread_kind(event.thread) drops the number TensorFlow appends to a thread's name."],
+    hints=[N_("Take one event of the Prefetch: trace.named('Iterator::Root::Prefetch')[0]."),
+           N_("trace.upstream(event) gives the events whose parent_id is that event's id."),
+           N_("tutor.tftrace.thread_kind(event.thread) drops the number TensorFlow appends to a thread's name.")],
     solution="""
     ex = tutor.checks.lesson16
     trace = ex.mystery_trace()
@@ -187,12 +203,12 @@ q2 = Question(
 )
 
 q3 = Question(
-    "Exercise 3 (is the step waiting for input?)",
+    N_("Exercise 3 (is the step waiting for input?)"),
     _check_q3,
-    hints=["trace.step_waits() gives each step's step_ms and wait_ms (the IteratorGetNext DoCompute).",
-           "Leave out the first step: its request also started the pipeline (the shuffle filled its buffer).",
-           "XProf's thresholds: below 5% not input-bound, from 5% to 20% moderately, from 20% highly; "
-           "tutor.tftrace.classify(percent) applies them."],
+    hints=[N_("trace.step_waits() gives each step's step_ms and wait_ms (the IteratorGetNext DoCompute)."),
+           N_("Leave out the first step: its request also started the pipeline (the shuffle filled its buffer)."),
+           N_("XProf's thresholds: below 5% not input-bound, from 5% to 20% moderately, from 20% highly; "
+              "tutor.tftrace.classify(percent) applies them.")],
     solution="""
     ex = tutor.checks.lesson16
     waits = ex.mystery_trace().step_waits()[1:]   # the first step also started the pipeline
