@@ -255,6 +255,18 @@ def _fill(path: Path, marker: str, text: str) -> None:
     path.write_text(page.replace(tag, text.rstrip("\n")), encoding="utf-8")
 
 
+#: A link from one lesson to a heading of another: ``(00_start_here.ipynb#Timings-under-a-CPU-quota)``.
+LESSON_ANCHOR = re.compile(r"(\(\d\d_[\w-]+\.ipynb#)([^)\s\"]+)\)")
+
+
+def page_text(text: str) -> str:
+    """A lesson's notebook text as the site shows it: the site's badges, and links to another lesson's heading
+    written with the anchor Sphinx makes (``myst_heading_anchors``: lower case), not Jupyter's (case kept)."""
+    for outside, inside in BADGES.items():
+        text = text.replace(outside, inside)
+    return LESSON_ANCHOR.sub(lambda m: m.group(1) + m.group(2).lower() + ")", text)
+
+
 def deck_text(text: str) -> str:
     """A lesson's notebook JSON as its deck shows it: badges from the site, "Next:" links to the next deck."""
     for outside, inside in BADGES.items():
@@ -312,10 +324,7 @@ def stage(root: Path, source: Path, reveal: Path | None = None) -> Path:
         target = source / lang / "lessons"
         target.mkdir(parents=True, exist_ok=True)
         for lesson in all_lessons:
-            text = lesson.path.read_text(encoding="utf-8")
-            for outside, inside in BADGES.items():
-                text = text.replace(outside, inside)
-            (target / lesson.name).write_text(text, encoding="utf-8")
+            (target / lesson.name).write_text(page_text(lesson.path.read_text(encoding="utf-8")), encoding="utf-8")
             if reveal is not None:
                 deck = source / "_extra" / lang / "slides" / f"{lesson.path.stem}.html"
                 decks.write_deck(deck_text(lesson.path.read_text(encoding="utf-8")), deck, "../../_static/revealjs")

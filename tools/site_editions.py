@@ -81,9 +81,7 @@ def stage_edition(root: Path, english: Path, target: Path, lang: str) -> Path:
     translated = {p.stem for p in (root / "notebooks" / lang).glob("[0-9][0-9]_*.ipynb")}
     (target / "lessons").mkdir()
     for lesson in all_lessons:
-        text = lesson.path.read_text(encoding="utf-8")
-        for outside, inside in site.BADGES.items():
-            text = text.replace(outside, inside)
+        text = site.page_text(lesson.path.read_text(encoding="utf-8"))
         if lesson.path.parent.name == lang:  # every lesson is in the edition's site: ../ is not needed there
             text = ENGLISH_LINK_RE.sub(r"](\1)", text)
         else:  # an English lesson shown in the edition: its links into translated lessons reach their headings
