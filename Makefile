@@ -128,6 +128,7 @@ COLAB_VENV    := .venv-colabtest
 .PHONY: chromium
 chromium:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+	fc-list :lang=ja | grep -q . || (apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null)  # the edition's layout cases
 
 # The Colab-stack venv first: the layout tests run ipywidgets 7.7.1's front end (nbclassic) from it.
 browser: $(STAMP) site chromium $(COLAB_VENV)/.installed

@@ -68,7 +68,8 @@ def _explorer_notebooks(front: str, workdir):
     source.mkdir()
     for group, cases in layout.GROUPS.items():
         if cases[0].front == front:
-            explorer_page.explorer_notebook(source / f"{group}.ipynb", [(case.module, case.name) for case in cases],
+            explorer_page.explorer_notebook(source / f"{group}.ipynb",
+                                            [(case.module, case.name, case.language) for case in cases],
                                             presentation=cases[0].presentation, display=front == "classic")
     return source
 

@@ -17,13 +17,21 @@ ipywidgets 7.7.1 with its own front end (the classic Notebook UI):
 * presentation mode zooms the control panel (less where the explorer is narrow);
 * a key press on the first slider changes the picture (and it still fits).
 
+One edition is checked too: the order and timeline explorers (the panels with the most translated labels and
+buttons) built after ``tutor.set_language("ja")``, on the HiDPI page, must pass every rule above with Japanese
+labels and readouts, which are wider per character; where tutor's Japanese catalog translates their buttons,
+the panel must show that Japanese. (The panel's width is fixed and zoomed as a whole, so a label that fits
+fits in presentation mode too.) Chromium needs a font with Japanese glyphs for that: ``fonts-noto-cjk``.
+
 Screenshots of the whole window before and after the key press go to
 test-artifacts/browser/layout-*.png.
 
 The cases that share a front end, a mode, a pixel density and the file browser's state share one page: one
 notebook shows each of their explorers in its own cell, run once in one kernel, and each case checks its own
 explorer there. (Each kernel imports TensorFlow, and each page loads the whole front end: sharing them keeps
-the 17 cases from doing that 17 times.)
+the 19 cases from doing that 19 times.) The edition's explorers come last on their page, after its English
+one: the kernel speaks Japanese from their cell on, so that English explorer's later pictures and readout are
+drawn in Japanese too (its labels, made before, stay English).
 """
 from __future__ import annotations
 
@@ -49,6 +57,7 @@ class Case(NamedTuple):
     dpr: float = 1.0
     front: str = "lab"  # or "classic": ipywidgets 7.7.1 in the Colab-stack environment
     file_browser: bool = True  # JupyterLab's file browser open beside the notebook
+    language: str = "en"  # an edition's: the explorer is built after tutor.set_language(language)
 
 
 def _cases() -> list[Case]:
@@ -57,8 +66,16 @@ def _cases() -> list[Case]:
     cases += [Case(m, n, dpr=2.0, file_browser=False) for m, n in found if n == "shuffle_explorer"]  # a HiDPI screen
     # The tallest panel (lesson 06's), zoomed fully: with the file browser closed the explorer is wide.
     cases += [Case(m, n, presentation=True, file_browser=False) for m, n in found if n == "sources_explorer"]
+    # One edition, on the HiDPI page (after its English explorer): Japanese labels are wider per character.
+    cases += [Case(m, n, dpr=2.0, file_browser=False, language="ja") for m, n in found if n in EDITION_EXPLORERS]
     cases += [Case(m, n, front="classic") for m, n in found]
     return cases
+
+
+#: The explorers checked in an edition too: the most translated labels and buttons in their panels.
+EDITION_EXPLORERS = ("order_explorer", "timeline_explorer")
+#: Messages every explorer's panel shows (its reset button), looked up in the edition's catalog.
+PANEL_MESSAGES = ["reset"]
 
 
 def group_of(case: Case) -> str:
@@ -69,8 +86,9 @@ def group_of(case: Case) -> str:
 
 
 def notebook_name(case: Case) -> str:
-    """The case's name: its explorer on its group's page."""
-    return group_of(case).replace("layout-", f"layout-{case.name}-", 1)
+    """The case's name: its explorer on its group's page (and its language, for an edition)."""
+    name = group_of(case).replace("layout-", f"layout-{case.name}-", 1)
+    return name if case.language == "en" else f"{name}-{case.language}"
 
 
 GROUPS: dict[str, list[Case]] = {}
@@ -128,9 +146,12 @@ def shared(browser, request):
 @pytest.mark.parametrize("case", CASES, ids=notebook_name)
 def test_explorer_fits_the_screen_and_answers_a_key(case, shared):
     label = notebook_name(case)
+    if case.language != "en":
+        assert explorer_page.has_font_for(case.language), \
+            f"Chromium has no font for {case.language!r} here: install fonts-noto-cjk (make chromium does)"
     page, seen = shared.open(case)
     try:
-        mine = [c.name for c in GROUPS[group_of(case)]].index(case.name)
+        mine = GROUPS[group_of(case)].index(case)  # the page shows the group's explorers in this order
         explorer = explorer_page.explorers(page, lab=case.front == "lab").nth(mine)
         explorer.evaluate("el => el.scrollIntoView({block: 'start'})")
         explorer_page.wait_until_sized(page, explorer)
@@ -140,6 +161,10 @@ def test_explorer_fits_the_screen_and_answers_a_key(case, shared):
         narrow = before["root"]["width"] < explorer_page.NARROW_WIDTH
         zoom = (NARROW_PRESENTATION_SCALE if narrow else PRESENTATION_SCALE) if case.presentation else 1.0
         assert before["zoom"] == pytest.approx(zoom), (before["zoom"], before["root"])
+        if case.language != "en":  # the edition's words are really shown (once its catalog translates them)
+            panel = explorer.locator(".tutor-panel").inner_text()
+            missing = [t for t in explorer_page.translations(case.language, PANEL_MESSAGES) if t not in panel]
+            assert not missing, f"the {case.language} panel does not show {missing}: {panel[:300]!r}"
 
         handle, _, _, image = explorer_page.explorer_parts(explorer)
         at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")

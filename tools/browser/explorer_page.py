@@ -237,6 +237,35 @@ def press_and_wait(page, handle, image, key: str, timeout_ms: int = 60_000) -> s
     return image.get_attribute("src")
 
 
+def translations(language: str, messages: list[str]) -> list[str]:
+    """What tutor's compiled catalog of ``language`` says for each of ``messages``, where it translates them.
+
+    Read with the standard library, without importing tutor (or TensorFlow): an
+    edition's explorer must show these instead of the English.
+
+    >>> translations("en", ["reset"])
+    []
+    """
+    import gettext
+
+    catalog = gettext.translation("tutor", ROOT / "tutor" / "locale", languages=[language], fallback=True)
+    return [text for text in (catalog.gettext(m) for m in messages) if text not in messages]
+
+
+def has_font_for(language: str) -> bool:
+    """Whether fontconfig (which Chromium asks on Linux) has a font for ``language``'s script, e.g. ``"ja"``.
+
+    Without one, Chromium draws empty boxes, and an edition's labels are not measured at their real width.
+    """
+    import subprocess
+
+    try:
+        found = subprocess.run(["fc-list", f":lang={language}", "family"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return bool(found.stdout.strip())
+
+
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
@@ -357,21 +386,29 @@ def explorer_names() -> list[tuple[str, str]]:
     return found
 
 
-def explorer_notebook(path, explorers: list[tuple[str, str]], *, presentation: bool = False,
+def explorer_notebook(path, explorers: list[tuple[str, ...]], *, presentation: bool = False,
                       display: bool = False) -> None:
     """A notebook that shows each ``(module, function)`` explorer, with its default arguments, in its own cell,
     in or out of presentation mode.
 
     Each explorer is its cell's value, as in the lessons; ``display=True``
     shows it with ``display(ex)`` instead (nbclassic's ipywidgets 7 front end
-    draws widgets from ``display`` only).
+    draws widgets from ``display`` only). A third item, ``(module, function,
+    language)``, builds that explorer after ``tutor.set_language(language)``,
+    as an edition's lesson does. The kernel has one language: the explorers
+    shown above it draw their later pictures and readouts in it too.
     """
     import nbformat
 
     cells = [nbformat.v4.new_code_cell(f"import tutor\nmode = tutor.presentation({presentation})")]
-    for module, name in explorers:
+    language = "en"
+    for module, name, *rest in explorers:
         show = "display(ex)" if display else "ex"
-        cells.append(nbformat.v4.new_code_cell(f"from tutor.widgets.{module} import {name}\nex = {name}()\n{show}"))
+        switch = ""
+        if rest and rest[0] != language:
+            language = rest[0]
+            switch = f"tutor.set_language({language!r})\n"
+        cells.append(nbformat.v4.new_code_cell(f"{switch}from tutor.widgets.{module} import {name}\nex = {name}()\n{show}"))
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     nbformat.write(nb, str(path))
