@@ -113,9 +113,8 @@ def elements(ds: tf.data.Dataset, limit: int = 1000, *, timeout: float | None = 
     try:
         result = read(ds, max_elements=limit, timeout=seconds, where="check")
     except ReadTimeout as exc:
-        # Translators: the subject and the end of "your dataset produced only 3 elements in 10 s, so the check
-        # stopped reading."
-        fail(gave_up(len(exc.elements), seconds, subject=_("your dataset"), stopped=_("the check stopped reading")))
+        # English words: gave_up picks its whole sentence, translated, from them
+        fail(gave_up(len(exc.elements), seconds, subject="your dataset", stopped="the check stopped reading"))
     if result.more:
         fail(too_many(ds, limit))
     return result.elements
