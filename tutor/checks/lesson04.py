@@ -12,9 +12,9 @@ import numpy as np
 import tensorflow as tf
 
 from ..doctor import PY_FUNCTION_OPS
-from ..reading import read
 from ..i18n import N_
 from ..i18n import gettext as _
+from ..reading import read
 from . import _read, _stages
 from ._core import fail, sentences, shorten
 from .questions import Question

@@ -19,9 +19,9 @@ import numpy as np
 import tensorflow as tf
 
 from ..doctor import PY_FUNCTION_OPS
-from ..timeline.work import busy_wait
 from ..i18n import N_
 from ..i18n import gettext as _
+from ..timeline.work import busy_wait
 from . import _read, _stages
 from ._core import Choices, fail, sentences, shorten
 from .questions import Question

@@ -21,9 +21,9 @@ import tensorflow as tf
 
 from .. import tfrecord
 from ..doctor import read_pipeline
-from ..tfrecord import FeatureSpecError
 from ..i18n import N_, ngettext
 from ..i18n import gettext as _
+from ..tfrecord import FeatureSpecError
 from . import _read, _stages
 from ._core import fail, shorten
 from .questions import Question

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from ..reading import is_grain_dataset, read_ids
 from ..i18n import N_, ngettext
 from ..i18n import gettext as _
+from ..reading import is_grain_dataset, read_ids
 from . import _read
 from ._core import fail, sentences
 from .questions import Question, SetPrediction

@@ -18,9 +18,9 @@ import numpy as np
 import tensorflow as tf
 
 from ..bench import CallRecorder
-from ..usage import buffers, megabytes
 from ..i18n import N_
 from ..i18n import gettext as _
+from ..usage import buffers, megabytes
 from . import _read, _stages
 from ._core import Choices, fail
 from .questions import FunctionQuestion, Question
