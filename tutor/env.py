@@ -19,7 +19,7 @@ from pathlib import Path
 
 import tensorflow as tf
 
-from . import render
+from . import markup
 from .i18n import N_, ljust, ngettext, width
 from .i18n import gettext as _
 
@@ -40,7 +40,7 @@ class EnvReport:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        return render.table(self.rows)
+        return markup.table(self.rows)
 
 
 #: What :func:`where_am_i` returns, as the report says it.

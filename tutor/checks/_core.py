@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .. import render
+from .. import markup
 from ..i18n import N_, ngettext
 from ..i18n import gettext as _
 
@@ -27,8 +27,8 @@ CORRECT = "correct"
 NOT_YET = "not yet"
 
 # Translators: the label of a checked answer's box: the answer is right, not right yet, or still the `...`.
-_LOOKS = {CORRECT: (render.GREEN, N_("Correct")), NOT_YET: (render.ORANGE, N_("Not yet")),
-          UNATTEMPTED: (render.BLUE, N_("Not attempted"))}
+_LOOKS = {CORRECT: (markup.GREEN, N_("Correct")), NOT_YET: (markup.ORANGE, N_("Not yet")),
+          UNATTEMPTED: (markup.BLUE, N_("Not attempted"))}
 
 #: Longest piece of a learner's answer repeated back in a message.
 ECHO_LIMIT = 80
@@ -98,7 +98,7 @@ class Result:
     def _repr_html_(self) -> str:
         colour, label = _LOOKS[self.status]
         # Translators: the label of the collapsed detail that holds TensorFlow's own error text.
-        return render.box(_(label), self.message, colour=colour, details=self.details,
+        return markup.box(_(label), self.message, colour=colour, details=self.details,
                           details_label=_("what TensorFlow said"))
 
 
@@ -144,8 +144,8 @@ class Text:
 
     def _repr_html_(self) -> str:
         if self.code:
-            return render.code_block(self.label, self.body)
-        return render.box(self.label, self.body, colour=render.SKY)
+            return markup.code_block(self.label, self.body)
+        return markup.box(self.label, self.body, colour=markup.SKY)
 
 
 # ------------------------------------------------------------------ errors into sentences

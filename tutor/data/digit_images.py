@@ -156,7 +156,7 @@ def synthetic_digits(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """``n`` offline digits and balanced labels, the same for the same ``seed`` (read-only arrays)."""
     rng = np.random.default_rng(seed)
     labels = rng.permutation(np.arange(n, dtype=np.int64) % 10)  # balanced classes
-    images = glyphs.render(labels, rng)
+    images = glyphs.draw(labels, rng)
     images.flags.writeable = labels.flags.writeable = False
     return images, labels
 

@@ -6,7 +6,7 @@ two steps:
 1. :func:`templates` draws every digit once per font with PIL on a large canvas,
    brings every font to a common stroke width and blurs them a little. The
    result is cached, so this costs well under a second once per process.
-2. :func:`render` draws many digits at once. Each output pixel looks up its
+2. :func:`draw` draws many digits at once. Each output pixel looks up its
    position in a template through a random affine map (rotation, slant, scale,
    aspect, shift) plus a smooth random wobble, and vectorised
    ``scipy.ndimage.map_coordinates`` calls (1,024 images each) sample them. A random
@@ -115,7 +115,7 @@ def _smooth(coarse: np.ndarray) -> np.ndarray:
     return np.einsum("ia,nkab,jb->nkij", up, coarse, up)
 
 
-def render(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def draw(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Draw one jittered digit per label.
 
     Parameters

@@ -4,12 +4,12 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
-from .. import render
+from .. import markup
 from ..i18n import N_, ngettext
 from ..i18n import gettext as _
 from .registry import KINDS
 
-_COLOURS = {"wrong": render.ORANGE, "slow": render.BLUE, "note": render.GREY}
+_COLOURS = {"wrong": markup.ORANGE, "slow": markup.BLUE, "note": markup.GREY}
 _CATEGORY = {"wrong": "correctness", "slow": "performance", "note": "note"}
 NO_PROBLEMS = N_("No problems found.")
 
@@ -160,7 +160,7 @@ class Report(list):
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        stages = "".join(f"<li>{render.code(s.label)}</li>" for s in self.stages)
+        stages = "".join(f"<li>{markup.code(s.label)}</li>" for s in self.stages)
         parts = [
             "<div style='font-family:sans-serif;line-height:1.4'>",
             # Translators: keep the <b> tags around the doctor's name.
@@ -168,22 +168,22 @@ class Report(list):
             f"<ol style='margin:2px 0 6px 0'>{stages}</ol>",
         ]
         if self.note:
-            parts.append(f"<p><small>{render.escape(self.note)}</small></p>")
-        parts.append(render.box(self._headline(), colour=render.GREEN) if not self else
-                     f"<p><b>{render.escape(self._headline())}</b></p>")
+            parts.append(f"<p><small>{markup.escape(self.note)}</small></p>")
+        parts.append(markup.box(self._headline(), colour=markup.GREEN) if not self else
+                     f"<p><b>{markup.escape(self._headline())}</b></p>")
         for kind, found in self.kinds.items():
             if found:
-                parts.append(f"<p style='margin:6px 0 2px 0'><b>{render.escape(_(KINDS[kind]))}</b></p>")
+                parts.append(f"<p style='margin:6px 0 2px 0'><b>{markup.escape(_(KINDS[kind]))}</b></p>")
             for f in found:
                 what, how = _labels(f.kind)
                 kind_name = _(KINDS[f.kind]).lower() if f.kind in KINDS else f.kind
-                body = (f"<small>[{render.escape(f.rule)}, {render.escape(kind_name)}]"
-                        f"</small><br><b>{render.escape(what)}</b> {render.escape(f.message)}<br>"
-                        f"<b>{render.escape(how)}</b> {render.escape(f.fix)}")
+                body = (f"<small>[{markup.escape(f.rule)}, {markup.escape(kind_name)}]"
+                        f"</small><br><b>{markup.escape(what)}</b> {markup.escape(f.message)}<br>"
+                        f"<b>{markup.escape(how)}</b> {markup.escape(f.fix)}")
                 if f.doc:
-                    docs = render.escape(_("TF docs:"))
-                    body += (f"<br><small>{docs} &ldquo;{render.escape(f.quote)}&rdquo; "
-                             f"<a href='{render.escape(f.doc)}' target='_blank'>{render.escape(f.doc)}</a></small>")
-                parts.append(render.box(f.where, body_html=body, colour=_COLOURS.get(f.kind, render.GREY)))
+                    docs = markup.escape(_("TF docs:"))
+                    body += (f"<br><small>{docs} &ldquo;{markup.escape(f.quote)}&rdquo; "
+                             f"<a href='{markup.escape(f.doc)}' target='_blank'>{markup.escape(f.doc)}</a></small>")
+                parts.append(markup.box(f.where, body_html=body, colour=_COLOURS.get(f.kind, markup.GREY)))
         parts.append("</div>")
         return "".join(parts)

@@ -14,7 +14,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from .. import render
+from .. import markup
 from ..reading import DEFAULT_TIMEOUT, read
 from .._validate import require_positive_int
 from ..i18n import N_, ljust, ngettext, width
@@ -91,7 +91,7 @@ class RecordTable:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        return render.table(self._cells(), header=self._head(), title=self.title())
+        return markup.table(self._cells(), header=self._head(), title=self.title())
 
 
 def read_record(path: str | os.PathLike, index: int = 0, compression: str | None = "auto") -> bytes:

@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import tensorflow as tf
 
-from .. import render
+from .. import markup
 from .._validate import require_positive_int
 from ..i18n import N_, ljust, width
 from ..i18n import gettext as _
@@ -244,7 +244,7 @@ class SizeTable:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        return render.table(self._lines(), header=self._head())
+        return markup.table(self._lines(), header=self._head())
 
 
 #: The rows of :func:`size_table`, in English (``SizeTable.sizes`` is keyed by them); translated when shown.

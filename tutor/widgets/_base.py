@@ -7,7 +7,7 @@ from typing import Any, Callable, Mapping
 import ipywidgets as widgets
 from matplotlib.axes import Axes
 
-from .. import render, style
+from .. import markup, style
 from ..i18n import get_language
 from ..i18n import gettext as _
 from . import _frontend, _static
@@ -130,7 +130,7 @@ class Explorer(_static.StaticFallback, widgets.Box):
         self.add_class(_frontend.ROOT_CLASS)
         if style.is_presentation():
             self.add_class(_frontend.PRESENTING_CLASS)
-        self.render()
+        self.refresh()
 
     def __repr__(self) -> str:
         # Where widgets do not render, the display bundle also holds a picture and this sentence (see _static.py).
@@ -165,7 +165,7 @@ class Explorer(_static.StaticFallback, widgets.Box):
                 self.controls[key].value = value
         finally:
             self._holding = False
-        self.render()
+        self.refresh()
         return self
 
     def reset(self) -> "Explorer":
@@ -185,7 +185,7 @@ class Explorer(_static.StaticFallback, widgets.Box):
                 self.lookahead.resize(int(width), int(height), float(dpr))
             self._drawn = None  # draw afresh at the new size
             if self._current is None:
-                self.render()
+                self.refresh()
             else:  # same numbers, new size: no need to run the pipeline again
                 self._paint(self._current, self._current_values)
                 self._plan()
@@ -203,9 +203,9 @@ class Explorer(_static.StaticFallback, widgets.Box):
             name = next((k for k, c in self.controls.items() if c is change["owner"]), None)
             self._last_change = (name, _direction(change["old"], change["new"]))
         if not self._holding:
-            self.render()
+            self.refresh()
 
-    def render(self) -> None:
+    def refresh(self) -> None:
         """Recompute the Display from the controls and redraw the figure (or show the picture drawn ahead)."""
         start = time.perf_counter()
         values = self.values
@@ -221,7 +221,7 @@ class Explorer(_static.StaticFallback, widgets.Box):
                 disp = self._compute(**values)
             except (ValueError, TypeError) as exc:  # a combination the pipeline refuses
                 self.error = exc
-                self.readout.value = render.error_line(exc)
+                self.readout.value = markup.error_line(exc)
                 return
             self.error = None
             png, readout = self._paint(disp, values)
@@ -253,7 +253,7 @@ class Explorer(_static.StaticFallback, widgets.Box):
         """
         changed = self.draw(disp, canvas.figure, previous)
         full = changed is None or any(isinstance(a, Axes) for a in changed)
-        return canvas.render(None if full else changed)
+        return canvas.png(None if full else changed)
 
     def _paint(self, disp, values: dict) -> tuple[bytes, str]:
         """Draw ``disp`` (computed from ``values``) into the figure and show it."""

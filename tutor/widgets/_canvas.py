@@ -88,7 +88,7 @@ class ExplorerCanvas:
         self._background = None
 
     # ------------------------------------------------------------------ draw
-    def render(self, changed=None) -> bytes:
+    def png(self, changed=None) -> bytes:
         """Draw the figure and return it as PNG bytes.
 
         ``changed``: the artists that differ from the last frame, or None when

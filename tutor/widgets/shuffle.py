@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from .. import render
+from .. import markup
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..shuffle import ShuffleDisplay
@@ -64,8 +64,8 @@ def shuffle_explorer(n_elements: int = 100, buffer_size: int = 10, seed: int = 0
             rows.append([epoch, rho, moved, s["max_moved_earlier"]])
         # Translators: the readout's column headings; "earliest" is the most places an element came out early.
         header = [_("epoch"), "Spearman ρ", _("moved"), _("earliest")]
-        table = render.table(rows, header=header)
-        return f"{code_html(code)}{table}<small>{render.escape(_(MEANING))}</small>"
+        table = markup.table(rows, header=header)
+        return f"{code_html(code)}{table}<small>{markup.escape(_(MEANING))}</small>"
 
     return Explorer(controls, compute, options=lambda disp, previous: {"title": _(TITLE)}, describe=describe,
                     figsize=(7.0, 4.4), name="shuffle_explorer", precompute=True)

@@ -104,7 +104,7 @@ def timeline_explorer(*, element_ms: int = 4, step_ms: int = 4, steps: int = STE
     # Translators: a button that records the current setting once more (the readout asks to press it by name).
     again = widgets.Button(description=_("run again"), tooltip=_("Record the current setting once more"),
                            layout=widgets.Layout(width="auto"))
-    again.on_click(lambda _button: explorer.render())  # compute() records one more run of this setting
+    again.on_click(lambda _button: explorer.refresh())  # compute() records one more run of this setting
     explorer.buttons.children = (*explorer.buttons.children, again)
     explorer.book = book
     return explorer
