@@ -221,8 +221,14 @@ def tutor_paths(root: Path, lang: str) -> tuple[Path, Path]:
 
 
 def compiled(catalog: Catalog) -> bytes:
+    """The ``.mo`` of ``catalog``, holding only its translated messages: Babel's ``write_mo`` would fill an empty
+    plural entry with the English singular, which a one-form language (ja, zh) then shows for every number."""
+    kept = copy.deepcopy(catalog)
+    for message in list(kept):
+        if message.id and not translated(message):
+            kept.delete(message.id, message.context)
     buffer = io.BytesIO()
-    write_mo(buffer, catalog, use_fuzzy=False)
+    write_mo(buffer, kept, use_fuzzy=False)
     return buffer.getvalue()
 
 
