@@ -91,6 +91,23 @@ def language_line(lang: str) -> str:
     return f'# {LANGUAGE_COMMENT[lang]}\nimport tutor; tutor.set_language("{lang}")'
 
 
+def language_cell(nb) -> int | None:
+    """Where the edition sets its language: the first code cell that imports tutor (so a cell that must run before
+    TensorFlow loads, such as lesson 14's ``KERAS_BACKEND``, stays before it), or else the first code cell."""
+    code = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
+    importing = [i for i in code if re.search(r"^import tutor\b", nb.cells[i].source, flags=re.M)]
+    return (importing or code or [None])[0]
+
+
+def with_language_line(source: str, lang: str) -> str:
+    """``source`` with the language set right after its ``import tutor`` line, or at its end."""
+    lines = source.rstrip("\n").split("\n")
+    at = next((i + 1 for i, line in enumerate(lines) if re.match(r"import tutor\b", line)), None)
+    if at is None:
+        return "\n".join(lines) + "\n" + language_line(lang)
+    return "\n".join(lines[:at] + [f"# {LANGUAGE_COMMENT[lang]}", f'tutor.set_language("{lang}")'] + lines[at:])
+
+
 def code_of(nb) -> list[str]:
     """Each code cell without comments, blank lines and the ``set_language`` line (the before-stop hook's rule)."""
     out = []
@@ -267,14 +284,15 @@ def edition_notebook(source: Source, lang: str, repo: str, ref: str, translated_
     old = nbformat.read(target, as_version=4) if target.is_file() else None
     old_cells = {c.get("id"): c for c in old.cells} if old is not None else {}
 
-    first_code = True
-    for cell in nb.cells:
+    chosen = language_cell(nb)
+    for index, cell in enumerate(nb.cells):
+        first_code = index == chosen
         if cell.cell_type == "markdown":
             cell.source = relink(walk_markdown(cell.source, translate), source, lang, translated_lessons)
             continue
         cell.source = walk_comments(cell.source, translate)
         if first_code:
-            cell.source = cell.source.rstrip("\n") + "\n" + language_line(lang)
+            cell.source = with_language_line(cell.source, lang)
         before = old_cells.get(cell.get("id"))
         if before is not None and before.cell_type == "code" and (first_code or code_of(_one(before)) ==
                                                                    code_of(_one(cell))):
