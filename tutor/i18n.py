@@ -135,6 +135,53 @@ def ljust(text: str, columns: int) -> str:
     return str(text) + " " * max(0, columns - width(text))
 
 
+#: Where a Japanese or Chinese sentence ends: no space follows these when sentences are put together.
+_CJK_ENDS = ("。", "！", "？", "）", "」", "”")
+
+
+def join_sentences(*parts: str) -> str:
+    """Whole sentences, each already translated, one after the other: a space between English ones, none after a
+    Japanese or Chinese stop. Empty parts are left out.
+
+    >>> join_sentences("One.", "", "Two.")
+    'One. Two.'
+    >>> join_sentences("一つ。", "二つ。")
+    '一つ。二つ。'
+    """
+    out = ""
+    for part in (p.strip() for p in parts if p and p.strip()):
+        out += part if not out or out.endswith(_CJK_ENDS) else " " + part
+    return out
+
+
+def fill(text: str, columns: int, *, initial_indent: str = "", subsequent_indent: str = "") -> str:
+    """``textwrap.fill`` that also breaks Japanese and Chinese text, which has no spaces, and counts its characters
+    as two columns each.
+
+    >>> print(fill("aaa bbb ccc", 7))
+    aaa bbb
+    ccc
+    """
+    import textwrap
+
+    if all(unicodedata.east_asian_width(ch) not in "WF" for ch in text):
+        return textwrap.fill(text, columns, initial_indent=initial_indent, subsequent_indent=subsequent_indent)
+    import re
+
+    lines, line = [], initial_indent
+    # Latin words and code stay whole; no line starts with a closing mark (Japanese and Chinese typesetting).
+    for token in re.findall(r"[!-~]+|\s|.", text):
+        if token.isspace() and line == subsequent_indent:
+            continue
+        if (width(line) + width(token) > columns and line.strip() and token[0] not in "、。，．：；）」』！？,.:;)"):
+            lines.append(line.rstrip())
+            line = subsequent_indent + ("" if token.isspace() else token)
+        else:
+            line += token
+    lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
 def _from_environment() -> str:
     """The language ``TUTOR_LANG`` names; English when it is unset or names a language tutor does not speak."""
     return normalize(os.environ.get(ENV_VAR, "")) or "en"

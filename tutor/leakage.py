@@ -20,6 +20,7 @@ import tensorflow as tf
 
 from ._validate import require_dataset, require_positive_int
 from .i18n import gettext as _
+from .i18n import join_sentences
 from .reading import DEFAULT_TIMEOUT, read
 
 __all__ = ["LeakageReport", "check_leakage", "element_keys"]
@@ -110,10 +111,10 @@ class LeakageReport:
                  "{val:,} elements per epoch; shared within {per}). First shared: {shown}.").format(
             n=len(self.overlap), train=n_train, val=n_val, per=per, shown=shown)
         if self.val_changed:
-            said += " " + _("The validation set itself changed between epochs: it was split off a dataset that "
+            said = join_sentences(said, _("The validation set itself changed between epochs: it was split off a dataset that "
                             "reshuffles every epoch. Fix a random order once (shuffle with "
                             "reshuffle_each_iteration=False and a buffer as large as the data), split that with "
-                            "take and skip, then shuffle only the training part.")
+                            "take and skip, then shuffle only the training part."))
         return said
 
     __repr__ = __str__

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .. import markup
-from ..i18n import N_, ngettext
+from ..i18n import N_, join_sentences, ngettext
 from ..i18n import gettext as _
 
 UNATTEMPTED = "unattempted"
@@ -150,15 +150,12 @@ class Text:
 
 # ------------------------------------------------------------------ errors into sentences
 def sentences(*parts: str) -> str:
-    """Whole sentences, each already translated, one after the other (no space after a Japanese or Chinese stop).
+    """Whole sentences, each already translated, one after the other (:func:`tutor.i18n.join_sentences`).
 
     >>> sentences("One.", "", "Two.")
     'One. Two.'
     """
-    out = ""
-    for part in (p for p in parts if p):
-        out += part if not out or out.endswith(("。", "！", "？", "）")) else " " + part
-    return out
+    return join_sentences(*parts)
 
 
 def explain_error(exc: BaseException) -> str:

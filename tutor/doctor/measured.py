@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..i18n import gettext as _
-from ..i18n import N_
+from ..i18n import N_, join_sentences
 from .stage import Stage
 from .kinds import iterator_kind
 from .registry import ANALYSIS, Rule, in_report_order
@@ -121,8 +121,9 @@ def measured_findings(stages: list[Stage], tl, static: list[Finding]) -> list[Fi
                     "input pipeline keeps up, so it is not your bottleneck.").format(wait=wait)
         if top and total_own > 0:
             # Translators: {stage} is the name of a measured stage, e.g. "ParallelMapV2" or "decode".
-            message += " " + _("Of the pipeline's own time, {stage} holds the most ({share:.0%}), but making it "
-                               "faster would not shorten this run.").format(stage=top, share=own[top] / total_own)
+            message = join_sentences(message, _(
+                "Of the pipeline's own time, {stage} holds the most ({share:.0%}), but making it faster would not "
+                "shorten this run.").format(stage=top, share=own[top] / total_own))
         return [Finding(
             "input-keeps-up", end, message,
             _("Speed up the training step instead (the model, the batch size, the device). The doctor's other speed "
@@ -145,7 +146,7 @@ def measured_findings(stages: list[Stage], tl, static: list[Finding]) -> list[Fi
     fix = _advice(stage)
     related = [f for f in static if stage is not None and f.stage is stage]
     if related:
-        fix += " " + _("See also the finding [{rule}] for that stage.").format(rule=related[0].rule)
+        fix = join_sentences(fix, _("See also the finding [{rule}] for that stage.").format(rule=related[0].rule))
     return [Finding("input-bound", stage if stage is not None else end, message, fix, kind="slow", measured=True)]
 
 

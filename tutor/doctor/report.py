@@ -1,11 +1,10 @@
 """Findings and the report that lists them: plain text anywhere, a table in Jupyter."""
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 
 from .. import markup
-from ..i18n import N_, ngettext
+from ..i18n import N_, fill, ngettext
 from ..i18n import gettext as _
 from .registry import KINDS
 
@@ -61,7 +60,7 @@ class Finding:
 
     def __str__(self) -> str:
         def wrap(text: str, head: str) -> str:
-            return textwrap.fill(text, 92, initial_indent=f"  {head} ", subsequent_indent="    ")
+            return fill(text, 92, initial_indent=f"  {head} ", subsequent_indent="    ")
 
         what, how = _labels(self.kind)
         lines = [f"[{self.rule}] {self.where}", wrap(self.message, what), wrap(self.fix, how)]
@@ -137,7 +136,7 @@ class Report(list):
             return ngettext("No problems found. ({n} note below.)", "No problems found. ({n} notes below.)",
                             notes).format(n=notes)
         # Translators: one count of the doctor's headline, e.g. "wrong results: 2" (the kind is lower case).
-        counts = ", ".join(_("{kind}: {n}").format(kind=_(KINDS[k]).lower(), n=len(v))
+        counts = _(", ").join(_("{kind}: {n}").format(kind=_(KINDS[k]).lower(), n=len(v))
                            for k, v in self.kinds.items() if v and k != "note")
         if notes:
             # Translators: {notes} is "1 note" or "3 notes"; {counts} e.g. "wrong results: 2, slow: 1".

@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from ..i18n import N_, ngettext
+from ..i18n import N_, join_sentences, ngettext
 from ..i18n import gettext as _
 
 #: The usual reasons a dataset yields nothing for a long time, and what to try; every "gave up" sentence ends so
@@ -82,8 +82,8 @@ def gave_up(got: int, seconds: float, *, of: int | None = None, unit: str = "ele
     """
     said = _said(got, of=of, unit=unit, quiet=quiet, subject=subject, stopped=stopped, limit=limit)
     if said is not None:
-        return said.format(n=got, of=of, seconds=round(seconds, 1), quiet=round(quiet or 0, 1),
-                           limit=limit) + " " + _(NEVER_YIELDS_CAUSES)
+        return join_sentences(said.format(n=got, of=of, seconds=round(seconds, 1), quiet=round(quiet or 0, 1),
+                                          limit=limit), _(NEVER_YIELDS_CAUSES))
     if limit is not None:
         stopped += f" (the limit is {limit:g} s{' per element' if quiet is not None else ''})"
     if of is not None:

@@ -1,7 +1,7 @@
 """Rules about order: shuffling, repeating, caching and splitting in the wrong place."""
 from __future__ import annotations
 
-from ...i18n import N_
+from ...i18n import N_, join_sentences
 from ...i18n import gettext as _
 from ..registry import API, GUIDE, PERF, PIPELINE, Found, rule
 from ..sizes import elements_per_pass
@@ -106,7 +106,7 @@ def small_shuffle_buffer(s: Stage) -> Found | None:
     if not isinstance(buffer, int) or buffer < 0:
         return None
     size, known_from = elements_per_pass(s)
-    seed_like = (" " + _("{buffer} is also a number people use as a seed: shuffle({buffer}) sets the buffer size; a "
+    seed_like = (_("{buffer} is also a number people use as a seed: shuffle({buffer}) sets the buffer size; a "
                          "seed is shuffle(buffer_size, seed={buffer}).").format(buffer=buffer)
                  if buffer in COMMON_SEEDS else "")
     if size is not None:
@@ -115,19 +115,23 @@ def small_shuffle_buffer(s: Stage) -> Found | None:
         behind = s.input_cardinality is not None and s.input_cardinality < 0
         holds = _BUFFER_HOLDS[behind, known_from == "files"]
         return Found(
-            _(holds).format(buffer=buffer, size=size, percent=100 * buffer / size) + " "
-            + _("An element can come out at most {places} places earlier than it went in, so the output stays close "
-                "to the input order: the first batches all come from the start of the data.").format(places=buffer - 1)
-            + seed_like,
+            join_sentences(
+                _(holds).format(buffer=buffer, size=size, percent=100 * buffer / size),
+                _("An element can come out at most {places} places earlier than it went in, so the output stays "
+                  "close to the input order: the first batches all come from the start of the data.").format(
+                    places=buffer - 1),
+                seed_like),
             _("For a full shuffle use a buffer at least as large as the dataset: ds.shuffle({size}). If the elements "
               "are too big for that, shuffle something small (file names or indices) with a full buffer before the "
               "expensive map.").format(size=size))
     if buffer < TINY_BUFFER and upstream(s, is_("batch"), stop=is_("unbatch")) is None:
         return Found(
-            _("The doctor cannot read how many elements reach it (TensorFlow does not know, and it could not count "
-              "them), so it assumed at least {assumed:,}, as in most training sets. Then a buffer of {buffer} only "
-              "mixes neighbours: an element moves at most {places} places earlier.").format(
-                assumed=TINY_BUFFER, buffer=buffer, places=max(buffer - 1, 0)) + seed_like,
+            join_sentences(
+                _("The doctor cannot read how many elements reach it (TensorFlow does not know, and it could not "
+                  "count them), so it assumed at least {assumed:,}, as in most training sets. Then a buffer of "
+                  "{buffer} only mixes neighbours: an element moves at most {places} places earlier.").format(
+                    assumed=TINY_BUFFER, buffer=buffer, places=max(buffer - 1, 0)),
+                seed_like),
             _("If the data is larger than the buffer, use a buffer of thousands of elements (or the dataset's size if "
               "it fits in memory), and shuffle the file list too: "
               "files.shuffle(len(files)).interleave(...).shuffle(10_000). If it is smaller, ignore this."))

@@ -1,7 +1,7 @@
 """Rules about speed: work that runs one element at a time on one core when it need not."""
 from __future__ import annotations
 
-from ...i18n import N_
+from ...i18n import N_, join_sentences
 from ...i18n import gettext as _
 from ..functions import PY_FUNCTION_OPS
 from ..labels import reader
@@ -168,9 +168,10 @@ def map_not_parallel(s: Stage) -> Found | None:
                     "num_parallel_calls, and this pipeline's options turn map_parallelization off.")
     fix = _("Run it in parallel: ds.map({name}, num_parallel_calls=tf.data.AUTOTUNE).").format(name=s.fn_name or "fn")
     if set(work) & PY_FUNCTION_OPS:
-        fix += " " + _("Parallel calls help Python that waits (file or network reads) because waiting releases the "
-                       "GIL; pure-Python computation holds the GIL, so write that part with TensorFlow ops.")
-    return Found(message.format(does=_both(kinds), ops=", ".join(work[:4]), stateful=", ".join(state[:4])), fix)
+        fix = join_sentences(fix, _("Parallel calls help Python that waits (file or network reads) because waiting "
+                                    "releases the GIL; pure-Python computation holds the GIL, so write that part "
+                                    "with TensorFlow ops."))
+    return Found(message.format(does=_both(kinds), ops=_(", ").join(work[:4]), stateful=_(", ").join(state[:4])), fix)
 
 
 def _one_file(s: Stage) -> bool:
