@@ -279,7 +279,7 @@ def _asynchronous(s: Stage) -> bool:
 def no_prefetch_at_end(stages: list[Stage]) -> Found | None:
     if not stages:
         return None
-    last = end = stages[-1]
+    end = stages[-1]
     while end.kind in ("options", "take") and end.inputs:
         end = end.inputs[0]
     if _asynchronous(end):
@@ -293,9 +293,9 @@ def no_prefetch_at_end(stages: list[Stage]) -> Found | None:
               "anyway.").format(stage=end.where),
             _("Nothing to do. Writing .prefetch(tf.data.AUTOTUNE) at the end makes that explicit and keeps it on "
               "TensorFlow versions or options without the injection."),
-            kind="note", stage=last)
+            kind="note", stage=end)
     return Found(
         _("The pipeline ends with {stage}, which works only when asked, and its options ({option}) stop TensorFlow "
           "from adding a prefetch itself: preparing the next element does not overlap with the training step that "
           "uses this one.").format(stage=end.where, option=off),
-        _("Add .prefetch(tf.data.AUTOTUNE) as the last step."), kind="slow", stage=last)
+        _("Add .prefetch(tf.data.AUTOTUNE) as the last step."), kind="slow", stage=end)
