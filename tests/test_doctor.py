@@ -148,10 +148,10 @@ def test_report_renders_as_text_and_html():
     assert repr(report) == text
 
 
-def test_the_report_groups_findings_by_kind():
+def test_the_report_groups_findings_by_severity():
     report = doctor.check(range_ds(1000).repeat(2).shuffle(10).map(lambda x: tf.cast(x, tf.float32) + 1.0).batch(8))
-    assert [f.kind for f in report] == ["wrong", "wrong", "slow"] and report.notes[0].kind == "note"
-    assert report.kinds == {"wrong": report[:2], "slow": report[2:], "note": report.notes}
+    assert [f.severity for f in report] == ["wrong", "wrong", "slow"] and report.notes[0].severity == "note"
+    assert report.by_severity == {"wrong": report[:2], "slow": report[2:], "note": report.notes}
     text = str(report)
     assert "3 problems (wrong results: 2, slow: 1), and 1 note." in text
     assert text.index("Wrong results:") < text.index("Slow:") < text.index("Notes:")
@@ -163,24 +163,25 @@ def test_the_report_groups_findings_by_kind():
     assert "No problems found. (1 note below.)" in str(healthy) and "No problems found." in healthy._repr_html_()
 
 
-def test_every_rule_is_declared_once_with_its_kind_and_citation():
-    from tutor.doctor.registry import DECLARED, KINDS, rule
+def test_every_rule_is_declared_once_with_its_severity_and_citation():
+    from tutor.doctor.registry import DECLARED, SEVERITIES, rule
     from tutor.doctor.rules import RULES
 
     assert RULES is doctor.RULES and doctor.Rule is type(RULES["shuffle-after-batch"])
     assert len(DECLARED) == len({r.id for r in DECLARED}) == len(RULES)
-    order = [list(KINDS).index(r.kind) for r in RULES.values()]
+    order = [list(SEVERITIES).index(r.severity) for r in RULES.values()]
     assert order == sorted(order)  # report order: wrong, then slow, then notes
     for rule_id, r in {**RULES, **doctor.MEASURED_RULES}.items():
-        assert r.id == rule_id and r.kind in KINDS and set(r.kinds) <= set(KINDS) and r.kinds[0] == r.kind
+        assert r.id == rule_id and r.severity in SEVERITIES and set(r.severities) <= set(SEVERITIES)
+        assert r.severities[0] == r.severity
         assert r.summary.endswith(".") and r.why and r.fix and r.quote and callable(r.check)
         assert r.doc.startswith("https://www.tensorflow.org/") and doctor.DOCS[rule_id] == (r.doc, r.quote)
-    assert RULES["no-prefetch-at-end"].kinds == ("note", "slow")
-    assert RULES["repeat-before-shuffle"].kinds == ("wrong", "note")
+    assert RULES["no-prefetch-at-end"].severities == ("note", "slow")
+    assert RULES["repeat-before-shuffle"].severities == ("wrong", "note")
     with pytest.raises(ValueError, match="declared twice"):
-        rule("shuffle-after-batch", kind="wrong", summary="x.", why="x", fix="x", doc="x", quote="x")(len)
-    with pytest.raises(ValueError, match="kind must be one of"):
-        rule("new-rule", kind="bad", summary="x.", why="x", fix="x", doc="x", quote="x")(len)
+        rule("shuffle-after-batch", severity="wrong", summary="x.", why="x", fix="x", doc="x", quote="x")(len)
+    with pytest.raises(ValueError, match="severity must be one of"):
+        rule("new-rule", severity="bad", summary="x.", why="x", fix="x", doc="x", quote="x")(len)
     assert "new-rule" not in [r.id for r in DECLARED]
 
 
@@ -194,9 +195,9 @@ def test_each_rules_declared_example_triggers_it_and_its_fixed_version_does_not(
 
     def found(code):
         report = doctor.check(eval(code, namespace))
-        return {f.rule: f.kind for f in [*report, *report.notes]}
+        return {f.rule: f.severity for f in [*report, *report.notes]}
 
-    assert found(declared.example).get(rule_id) in declared.kinds, declared.example
+    assert found(declared.example).get(rule_id) in declared.severities, declared.example
     assert rule_id not in found(declared.fixed), declared.fixed
 
 

@@ -183,7 +183,7 @@ def test_training_pipelines_raise_no_finding(name, data):
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_snippets_raise_no_correctness_finding(name, data):
     report = doctor.check(SNIPPETS[name](data))
-    assert [f.rule for f in report if f.kind == "wrong"] == [], str(report)
+    assert [f.rule for f in report if f.severity == "wrong"] == [], str(report)
 
 
 def test_the_lessons_broken_pipelines_are_still_caught(data):
@@ -194,7 +194,7 @@ def test_the_lessons_broken_pipelines_are_still_caught(data):
         lambda x: x + tf.random.uniform([])).cache().repeat().batch(32).shuffle(10)
     report = doctor.check(hurried)
     assert {"random-map-before-cache", "shuffle-after-batch"} == set(report.rules)
-    assert all(f.kind == "wrong" for f in report)
+    assert all(f.severity == "wrong" for f in report)
     # the endless repeat() before the shuffle and the missing prefetch are notes (lesson 07 teaches both)
-    assert {f.rule: f.kind for f in report.notes} == {"repeat-before-shuffle": "note", "no-prefetch-at-end": "note"}
+    assert {f.rule: f.severity for f in report.notes} == {"repeat-before-shuffle": "note", "no-prefetch-at-end": "note"}
     assert os.path.exists(data["paths"][0])

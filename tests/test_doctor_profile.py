@@ -38,7 +38,7 @@ def test_simulated_consumer_bound_run_says_the_input_is_not_the_bottleneck():
     report = doctor.check(ds, profile=tl)
     assert report.rules == [] and report.note_rules == ["input-keeps-up"] and report.healthy
     note = report.notes[0]
-    assert note.kind == "note" and note.category == "measured"
+    assert note.severity == "note" and note.category == "measured"
     assert "not your bottleneck" in note.message and note.stage is report.stages[-1]
     assert doctor.check(ds, profile=tl, ignore=["input-keeps-up"]).note_rules == []
 

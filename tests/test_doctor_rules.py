@@ -16,7 +16,7 @@ LABELS = np.zeros((40,), np.int64)
 
 
 def rules(ds, **kw):
-    """The rule ids of the problems (kind wrong or slow)."""
+    """The rule ids of the problems (severity wrong or slow)."""
     return doctor.check(ds, **kw).rules
 
 
@@ -25,10 +25,10 @@ def notes(ds, **kw):
     return doctor.check(ds, **kw).note_rules
 
 
-def kinds(ds, **kw):
-    """``{rule id: kind}`` of every finding, notes included."""
+def severities(ds, **kw):
+    """``{rule id: severity}`` of every finding, notes included."""
     report = doctor.check(ds, **kw)
-    return {f.rule: f.kind for f in [*report, *report.notes]}
+    return {f.rule: f.severity for f in [*report, *report.notes]}
 
 
 def range_ds(n=100):
@@ -124,7 +124,7 @@ def test_shuffle_after_batch_sees_a_map_over_whole_batches(drop_remainder):
     spectra = batches.map(lambda a, y: (spectrogram(a), y), num_parallel_calls=AUTOTUNE)
     report = doctor.check(spectra.cache().shuffle(1000).prefetch(AUTOTUNE))
     assert report.rules == ["shuffle-after-batch"] and "same batches" in report[0].message
-    assert report[0].kind == "wrong"
+    assert report[0].severity == "wrong"
     # without the cache the clips are reshuffled before every batching: nothing to say
     assert rules(spectra.shuffle(1000).prefetch(AUTOTUNE)) == []
 
@@ -144,7 +144,7 @@ def test_small_shuffle_buffer():
     seed = doctor.check(unknown.shuffle(42).prefetch(1))
     assert seed.rules == ["small-shuffle-buffer"] and "seed=42" in seed[0].message
     assert rules(unknown.shuffle(doctor_rules.TINY_BUFFER).prefetch(1)) == []
-    assert "assumed at least 1,000" in seed[0].message and seed[0].kind == "wrong"
+    assert "assumed at least 1,000" in seed[0].message and seed[0].severity == "wrong"
     # a shuffle of batches on unknown size is shuffle-after-batch's business, not this rule's
     assert "small-shuffle-buffer" not in rules(unknown.batch(10).shuffle(10).prefetch(1))
 
@@ -187,15 +187,15 @@ def test_small_shuffle_buffer_reads_the_real_size_of_files(text_files):
 
 def test_repeat_before_shuffle():
     report = doctor.check(range_ds().repeat(3).shuffle(100).batch(10).prefetch(1))
-    assert report.rules == ["repeat-before-shuffle"] and report[0].kind == "wrong"
+    assert report.rules == ["repeat-before-shuffle"] and report[0].severity == "wrong"
     assert report[0].where == "stage 3: shuffle(buffer_size=100)" and "repeat(count=3)" in report[0].message
     # an endless repeat() before shuffle is a documented trade-off (TPU and tensorflow/models input code): a note
     endless = doctor.check(range_ds().repeat().shuffle(100).batch(10).prefetch(1))
     assert endless.rules == [] and endless.note_rules == ["repeat-before-shuffle"] and endless.healthy
-    assert endless.notes[0].kind == "note" and "steps_per_epoch" in endless.notes[0].message
+    assert endless.notes[0].severity == "note" and "steps_per_epoch" in endless.notes[0].message
     files = tf.data.Dataset.from_tensor_slices(["a.tfrecord", "b.tfrecord"]).shuffle(2).repeat()
     records = files.interleave(tf.data.TFRecordDataset, cycle_length=2, num_parallel_calls=AUTOTUNE)
-    assert kinds(records.shuffle(10_000).batch(4).prefetch(AUTOTUNE)) == {"repeat-before-shuffle": "note"}
+    assert severities(records.shuffle(10_000).batch(4).prefetch(AUTOTUNE)) == {"repeat-before-shuffle": "note"}
     assert rules(range_ds().shuffle(100).repeat(3).batch(10).prefetch(1)) == []
     assert rules(range_ds().repeat(1).shuffle(100).prefetch(1)) == []
     # an endless constant zipped with finite data repeats no epoch
@@ -266,7 +266,7 @@ def test_split_after_reshuffle_is_not_a_step_limit():
     train = range_ds(1000).shuffle(1000).batch(10)
     limited = doctor.check(train.take(100).prefetch(AUTOTUNE))
     assert limited.healthy and limited.note_rules == ["split-after-reshuffle"], str(limited)
-    assert "step" in limited.notes[0].message and limited.notes[0].kind == "note"
+    assert "step" in limited.notes[0].message and limited.notes[0].severity == "note"
     assert rules(train.prefetch(AUTOTUNE).take(100)) == []
     # ... but a take of batches with more work after it, a skip, or examples taken, are splits
     assert rules(train.take(100).map(lambda x: x + 1).prefetch(AUTOTUNE)) == ["split-after-reshuffle"]

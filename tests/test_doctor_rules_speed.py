@@ -10,7 +10,8 @@ import pytest
 import tutor  # noqa: F401  (before TensorFlow)
 import tensorflow as tf
 
-from test_doctor_rules import decode, decode_and_crop, images, jpeg_paths, kinds, normalize, notes, range_ds, rotate, rules
+from test_doctor_rules import (decode, decode_and_crop, images, jpeg_paths, normalize, notes, range_ds, rotate, rules,
+                               severities)
 from tutor import doctor
 from tutor.doctor import rules as doctor_rules
 
@@ -55,7 +56,7 @@ def test_python_random_in_map():
     # miss fixed: Python's random next to numpy_function in the same function
     report = doctor.check(range_ds().map(traced_choice_too, num_parallel_calls=AUTOTUNE).prefetch(1))
     assert report.rules == ["python-random-in-map"] and report[0].message.count("random.choice") == 1
-    assert "random.random" not in report[0].message and report[0].kind == "wrong"
+    assert "random.random" not in report[0].message and report[0].severity == "wrong"
 
 
 def test_python_before_service():
@@ -114,7 +115,7 @@ def test_sequential_file_reading():
                tf.data.TFRecordDataset(["a.tfrecord", "b.tfrecord"])):
         report = doctor.check(ds.prefetch(1))
         assert report.rules == ["sequential-file-reading"], str(report)
-        assert report[0].kind == "slow"
+        assert report[0].severity == "slow"
     assert "num_parallel_reads" in doctor.check(tf.data.TFRecordDataset(["a", "b"]).prefetch(1))[0].fix
     assert rules(files.interleave(tf.data.TFRecordDataset, num_parallel_calls=AUTOTUNE).prefetch(1)) == []
     assert rules(tf.data.TFRecordDataset(["a", "b"], num_parallel_reads=AUTOTUNE).prefetch(1)) == []
@@ -165,7 +166,7 @@ def test_deprecated_experimental():
     assert report.note_rules == ["deprecated-experimental"] and "parallel_interleave" in report.notes[0].message
     assert report.notes[0].doc.endswith("parallel_interleave") and "interleave" in report.notes[0].quote
     fused = range_ds().apply(tf.data.experimental.map_and_batch(lambda x: x + 1, 10))
-    assert kinds(fused.prefetch(1)) == {"deprecated-experimental": "note"}
+    assert severities(fused.prefetch(1)) == {"deprecated-experimental": "note"}
     # core replacements and tf.data.experimental.AUTOTUNE (the same number) are fine
     assert notes(range_ds().batch(10).map(lambda x: x + 1, num_parallel_calls=tf.data.experimental.AUTOTUNE)
                  .prefetch(tf.data.experimental.AUTOTUNE)) == []
@@ -176,7 +177,7 @@ def test_deprecated_experimental_is_not_blamed_on_library_stages(tmp_path):
     path = tmp_path / "titanic.csv"
     path.write_text("survived,age\n" + "\n".join(f"{i % 2},{i}" for i in range(50)) + "\n")
     csv = tf.data.experimental.make_csv_dataset(str(path), batch_size=4, label_name="survived", num_epochs=1)
-    assert kinds(csv) == {}
+    assert severities(csv) == {}
 
 
 def test_no_prefetch_at_end():
@@ -184,14 +185,14 @@ def test_no_prefetch_at_end():
     report = doctor.check(range_ds().shuffle(100).batch(10))
     assert report.rules == [] and report.note_rules == ["no-prefetch-at-end"] and report.healthy
     note = report.notes[0]
-    assert note.kind == "note" and note.where == "stage 3: batch(batch_size=10)" and "inject_prefetch" in note.message
+    assert note.severity == "note" and note.where == "stage 3: batch(batch_size=10)" and "inject_prefetch" in note.message
     endless = range_ds().shuffle(100).batch(10).repeat().prefetch(AUTOTUNE)
-    assert kinds(endless.take(30).with_options(tf.data.Options())) == {}
+    assert severities(endless.take(30).with_options(tf.data.Options())) == {}
     # a last stage that already works ahead on its own threads needs nothing
-    assert kinds(range_ds().map(lambda x: x + 1, num_parallel_calls=AUTOTUNE)) == {}
-    assert kinds(range_ds().batch(10, num_parallel_calls=AUTOTUNE)) == {}
+    assert severities(range_ds().map(lambda x: x + 1, num_parallel_calls=AUTOTUNE)) == {}
+    assert severities(range_ds().batch(10, num_parallel_calls=AUTOTUNE)) == {}
     files = tf.data.Dataset.from_tensor_slices(["a", "b"])
-    assert kinds(files.interleave(tf.data.TFRecordDataset, num_parallel_calls=AUTOTUNE)) == {}
+    assert severities(files.interleave(tf.data.TFRecordDataset, num_parallel_calls=AUTOTUNE)) == {}
 
 
 @pytest.mark.parametrize("switch", ["inject_prefetch", "autotune"])
@@ -204,5 +205,5 @@ def test_no_prefetch_at_end_is_slow_when_the_options_stop_the_injection(switch):
     else:
         options.experimental_optimization.inject_prefetch = False
     report = doctor.check(range_ds().shuffle(100).batch(10).with_options(options))
-    assert report.rules == ["no-prefetch-at-end"] and report[0].kind == "slow" and switch in report[0].message
-    assert kinds(range_ds().shuffle(100).batch(10).prefetch(AUTOTUNE).with_options(options)) == {}
+    assert report.rules == ["no-prefetch-at-end"] and report[0].severity == "slow" and switch in report[0].message
+    assert severities(range_ds().shuffle(100).batch(10).prefetch(AUTOTUNE).with_options(options)) == {}

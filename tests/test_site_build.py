@@ -48,7 +48,7 @@ def test_lesson_links_point_at_the_notebook_colab_first():
 def test_the_rules_page_has_a_section_per_rule_with_its_id_as_anchor():
     from tutor.doctor.rules import RULES
 
-    entries = [{"id": rule_id, "kind": getattr(r, "kind", ""), "kinds": tuple(getattr(r, "kinds", ()) or ()),
+    entries = [{"id": rule_id, "severity": r.severity, "severities": r.severities,
                 "summary": getattr(r, "summary", "a | b"), "why": getattr(r, "why", ""), "fix": getattr(r, "fix", ""),
                 "doc": getattr(r, "doc", "https://www.tensorflow.org/"), "quote": getattr(r, "quote", "q")}
                for rule_id, r in RULES.items()]
@@ -58,6 +58,18 @@ def test_the_rules_page_has_a_section_per_rule_with_its_id_as_anchor():
         assert f"(#{rule_id})" in page
     table = [line for line in page.splitlines() if line.startswith("| [`")]
     assert len(table) == len(RULES) and all(line.count(" | ") == 2 for line in table)  # a "|" in a text is escaped
+    assert page.index("## Wrong results") < page.index("## Slow") < page.index("## Notes")
+    assert "| [`no-prefetch-at-end`](#no-prefetch-at-end) | note, slow |" in page
+    assert "*Severity:* note; some findings are slow." in page
+
+
+def test_the_rules_page_reads_each_rules_severity():
+    pytest.importorskip("sphinx")  # rule_entries imports tutor under Sphinx's mock of TensorFlow
+    from tutor.doctor.rules import RULES
+
+    entries = {e["id"]: e for e in site.rule_entries()}
+    assert {i: (e["severity"], e["severities"]) for i, e in entries.items()} == {
+        i: (r.severity, r.severities) for i, r in RULES.items()}
 
 
 def test_run_times_come_from_the_benchmarks_readme():

@@ -65,11 +65,13 @@ API_GROUPS = [
     ("Modules", "Topic modules, used as ``tutor.<module>.<name>`` in the lessons."),
 ]
 
-KIND_TITLES = {"wrong": "Wrong results", "slow": "Slow", "note": "Notes"}
-#: The rules page's own words (an edition gives its own: ``tools/site_editions.py``, ``RULE_WORDS``); the kind
-#: titles above are tutor's messages, translated from its catalog.
-RULE_WORDS = {"rule": "rule", "kind": "kind", "what it finds": "what it finds", "Rules": "Rules",
-              "kinds": "*Kind:* {kind}; some findings are {others}.", "or": " or ", "finds": "What it finds.",
+#: The headings of the findings' severities (a finding's severity: ``tutor.doctor.SEVERITIES``).
+SEVERITY_TITLES = {"wrong": "Wrong results", "slow": "Slow", "note": "Notes"}
+#: The rules page's own words (an edition gives its own: ``tools/site_editions.py``, ``RULE_WORDS``); the
+#: severity titles above are tutor's messages, translated from its catalog.
+RULE_WORDS = {"rule": "rule", "severity": "severity", "what it finds": "what it finds", "Rules": "Rules",
+              "severities": "*Severity:* {severity}; some findings are {others}.", "or": " or ",
+              "finds": "What it finds.",
               "why": "Why it matters.", "fix": "The fix.", "docs": "TensorFlow's documentation."}
 
 
@@ -115,14 +117,14 @@ def _first_sentence(text: str) -> str:
 
 
 def rule_entries(lang: str = "en") -> list[dict]:
-    """Every doctor rule as declared: id, kind, summary, why, fix, doc and quote.
+    """Every doctor rule as declared: id, severity, summary, why, fix, doc and quote.
 
     Reads ``tutor.doctor.rules.RULES``. Where a rule is a declaration (a
     ``Rule`` with those attributes) they are taken as they are; where it is
     still a plain check function, its docstring and ``DOCS`` give what there is.
     In an edition's ``lang``, summary, why and fix come from tutor's catalog of
     that language (English where a sentence has no translation yet); ids,
-    kinds, pages and TensorFlow's quoted sentences stay English.
+    severities, pages and TensorFlow's quoted sentences stay English.
     """
     with _mocked():
         from tutor.doctor import rules as module
@@ -134,8 +136,8 @@ def rule_entries(lang: str = "en") -> list[dict]:
             doc, quote = docs.get(rule_id, ("", ""))
             entries.append({
                 "id": getattr(rule, "id", rule_id),
-                "kind": getattr(rule, "kind", ""),
-                "kinds": tuple(getattr(rule, "kinds", ()) or ()),
+                "severity": getattr(rule, "severity", ""),
+                "severities": tuple(getattr(rule, "severities", ()) or ()),
                 "summary": say(getattr(rule, "summary", "")) or _first_sentence(getattr(rule, "__doc__", "")),
                 "why": say(getattr(rule, "why", "")),
                 "fix": say(getattr(rule, "fix", "")),
@@ -157,9 +159,9 @@ def _translator(lang: str):
 
 
 def rule_words(lang: str = "en", words: dict | None = None) -> dict:
-    """The rules page's words in ``lang``: ``words`` over the English ones, and the kind titles from tutor's catalog."""
+    """The rules page's words in ``lang``: ``words`` over the English ones, the severity titles from tutor's catalog."""
     say = _translator(lang)
-    return {**RULE_WORDS, **(words or {}), **{title: say(title) for title in KIND_TITLES.values()}}
+    return {**RULE_WORDS, **(words or {}), **{title: say(title) for title in SEVERITY_TITLES.values()}}
 
 
 def _md(text: str) -> str:
@@ -168,27 +170,28 @@ def _md(text: str) -> str:
 
 
 def rules_page(entries: list[dict], words: dict | None = None) -> str:
-    """One section per rule, its anchor the rule id, grouped by kind; ``words``: the page's (``rule_words``)."""
+    """One section per rule, its anchor the rule id, grouped by severity; ``words``: the page's (``rule_words``)."""
     w = {**RULE_WORDS, **(words or {})}
     out = []
-    kinds = [k for k in KIND_TITLES if any(e["kind"] == k for e in entries)]
-    groups = [(w.get(KIND_TITLES[k], KIND_TITLES[k]), [e for e in entries if e["kind"] == k]) for k in kinds]
-    rest = [e for e in entries if e["kind"] not in KIND_TITLES]
+    present = [s for s in SEVERITY_TITLES if any(e["severity"] == s for e in entries)]
+    groups = [(w.get(SEVERITY_TITLES[s], SEVERITY_TITLES[s]), [e for e in entries if e["severity"] == s])
+              for s in present]
+    rest = [e for e in entries if e["severity"] not in SEVERITY_TITLES]
     if rest:
         groups.append((w["Rules"], rest))
-    out.append(f"| {w['rule']} | {w['kind']} | {w['what it finds']} |\n|---|---|---|")
+    out.append(f"| {w['rule']} | {w['severity']} | {w['what it finds']} |\n|---|---|---|")
     for entry in entries:
-        kinds = ", ".join(entry["kinds"]) or entry["kind"] or "–"
-        out.append(f"| [`{entry['id']}`](#{entry['id']}) | {kinds} | {_md(entry['summary'] or entry['quote'])} |")
+        severities = ", ".join(entry["severities"]) or entry["severity"] or "–"
+        out.append(f"| [`{entry['id']}`](#{entry['id']}) | {severities} | {_md(entry['summary'] or entry['quote'])} |")
     out.append("")
     for title, group in groups:
         out.append(f"## {title}\n")
         for entry in group:
             out.append(f"({entry['id']})=")
             out.append(f"### `{entry['id']}`\n")
-            others = [k for k in entry["kinds"] if k != entry["kind"]]
+            others = [s for s in entry["severities"] if s != entry["severity"]]
             if others:
-                out.append(w["kinds"].format(kind=entry["kind"], others=w["or"].join(others)) + "\n")
+                out.append(w["severities"].format(severity=entry["severity"], others=w["or"].join(others)) + "\n")
             out.append(f"**{w['finds']}** {_md(entry['summary'] or entry['quote'])}\n")
             if entry["why"]:
                 out.append(f"**{w['why']}** {_md(entry['why'])}\n")

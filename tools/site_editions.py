@@ -34,13 +34,13 @@ WORDS = {
            "footer": "由仓库中的笔记本及其已保存的输出构建。"},
 }
 #: The doctor's rules page's own words in each edition (``tools/site.py``, ``RULE_WORDS``); the rules' text and
-#: the kind titles come from tutor's catalog of the language.
+#: the severity titles come from tutor's catalog of the language.
 RULE_WORDS = {
-    "ja": {"rule": "ルール", "kind": "種類", "what it finds": "見つけるもの", "Rules": "ルール",
-           "kinds": "*種類：* {kind}。一部の指摘は {others} です。", "or": " または ", "finds": "見つけるもの：",
-           "why": "なぜ重要か：", "fix": "直し方：", "docs": "TensorFlow のドキュメント："},
-    "zh": {"rule": "规则", "kind": "类型", "what it finds": "发现什么", "Rules": "规则",
-           "kinds": "*类型：* {kind}；部分发现为 {others}。", "or": " 或 ", "finds": "发现什么：",
+    "ja": {"rule": "ルール", "severity": "重大度", "what it finds": "見つけるもの", "Rules": "ルール",
+           "severities": "*重大度：* {severity}。一部の指摘は {others} です。", "or": " または ",
+           "finds": "見つけるもの：", "why": "なぜ重要か：", "fix": "直し方：", "docs": "TensorFlow のドキュメント："},
+    "zh": {"rule": "规则", "severity": "严重程度", "what it finds": "发现什么", "Rules": "规则",
+           "severities": "*严重程度：* {severity}；部分发现为 {others}。", "or": " 或 ", "finds": "发现什么：",
            "why": "为何重要：", "fix": "修复方法：", "docs": "TensorFlow 文档："},
 }
 #: Generated parts of the pages, by their marker (tools/site.py fills the English ones the same way), each made

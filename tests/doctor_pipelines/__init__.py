@@ -4,8 +4,8 @@ Each module holds pipelines from one kind of public source (TensorFlow's guides,
 its tutorials, tensorflow/models and other training code, keras.io, reported
 mistakes). Each case is a function ``build(files) -> tf.data.Dataset`` whose
 comment cites the source, listed in the module's ``CASES`` as
-``name -> (build, {rule id: kind})``: the findings an expert expects, with their
-kind (``"wrong"``, ``"slow"``, ``"note"``), written from the rule's meaning and
+``name -> (build, {rule id: severity})``: the findings an expert expects, with
+their severity (``"wrong"``, ``"slow"``, ``"note"``), written from the rule's meaning and
 TensorFlow's documentation before the doctor was run. Sizes are scaled down
 with their ratios; where the doctor counts the records of local files, the
 expectation is for the files written here (:func:`make_files`).

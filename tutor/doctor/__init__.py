@@ -13,7 +13,7 @@ as a stage of its own kind. Stages that a library utility built
 (``image_dataset_from_directory``, ``make_csv_dataset``, ``rejection_resample``)
 are never blamed for their own code. Every finding names the stage, says why
 it matters, gives the fix, quotes the TensorFlow documentation it rests on,
-and has a kind:
+and has a severity:
 
 * ``"wrong"``: wrong results (frozen augmentation, leakage between train and
   test, epochs mixed, the same "random" value for every element);
@@ -37,7 +37,7 @@ rule, ``RULES[rule_id].summary`` says what it finds, in English (its
 language tutor speaks)::
 
     for r in tutor.doctor.RULES.values():
-        print(f"{r.id} ({r.kind}): {r.summary}")
+        print(f"{r.id} ({r.severity}): {r.summary}")
 
 With ``profile=`` (a :class:`tutor.timeline.Timeline`), a measured finding
 ``input-bound`` (slow) or ``input-keeps-up`` (note) is added; when the input
@@ -55,7 +55,7 @@ from ..i18n import gettext as _
 from .functions import PY_FUNCTION_OPS, STATEFUL_RANDOM_OPS
 from .graph import GRAPH_BYTES_LIMIT, read_pipeline
 from .measured import MEASURED_RULES, match_stage, measured_findings, require_timeline
-from .registry import KINDS, Rule
+from .registry import SEVERITIES, Rule
 from .report import NO_PROBLEMS, Finding, Report
 from .rules import DOCS as _RULE_DOCS
 from .rules import RULES, SMALL_BUFFER_FRACTION, VECTORIZABLE_OPS, complete, run
@@ -65,14 +65,14 @@ from .stage import Stage, Stages
 DOCS: dict[str, tuple[str, str]] = {**_RULE_DOCS, **{r.id: (r.doc, r.quote) for r in MEASURED_RULES.values()}}
 
 __all__ = [
-    "DOCS", "Finding", "GRAPH_BYTES_LIMIT", "KINDS", "MEASURED_RULES", "NO_PROBLEMS", "PY_FUNCTION_OPS", "Report",
-    "RULES", "Rule", "SMALL_BUFFER_FRACTION", "STATEFUL_RANDOM_OPS", "Stage", "Stages", "VECTORIZABLE_OPS", "check",
+    "DOCS", "Finding", "GRAPH_BYTES_LIMIT", "MEASURED_RULES", "NO_PROBLEMS", "PY_FUNCTION_OPS", "Report",
+    "RULES", "Rule", "SEVERITIES", "SMALL_BUFFER_FRACTION", "STATEFUL_RANDOM_OPS", "Stage", "Stages", "VECTORIZABLE_OPS", "check",
     "match_stage", "read_pipeline",
 ]
 
 
 def check(dataset: tf.data.Dataset, *, ignore: Iterable[str] = (), profile: Any = None) -> Report:
-    """Read ``dataset``'s stages and report what it finds, with fixes, grouped by kind.
+    """Read ``dataset``'s stages and report what it finds, with fixes, grouped by severity.
 
     Parameters
     ----------
@@ -115,7 +115,7 @@ def check(dataset: tf.data.Dataset, *, ignore: Iterable[str] = (), profile: Any 
         measured = [complete(f, MEASURED_RULES[f.rule]) for f in measured_findings(stages, profile, findings)]
         if any(f.rule == "input-keeps-up" for f in measured):
             for f in findings:
-                if f.kind == "slow":  # the consumer does not wait for its input: not slow on this run
-                    f.kind = "note"
+                if f.severity == "slow":  # the consumer does not wait for its input: not slow on this run
+                    f.severity = "note"
         findings.extend(f for f in measured if f.rule not in ignore)
     return Report(findings, stages)

@@ -128,7 +128,7 @@ def measured_findings(stages: list[Stage], tl, static: list[Finding]) -> list[Fi
             "input-keeps-up", end, message,
             _("Speed up the training step instead (the model, the batch size, the device). The doctor's other speed "
               "findings are notes for this run: they matter once the consumer gets faster than the input."),
-            kind="note", measured=True)]
+            severity="note", measured=True)]
     stage = match_stage(bottleneck, stages, tl)
     share = own.get(bottleneck, 0.0) / total_own if total_own > 0 else 0.0
     if stage is not None:
@@ -147,7 +147,7 @@ def measured_findings(stages: list[Stage], tl, static: list[Finding]) -> list[Fi
     related = [f for f in static if stage is not None and f.stage is stage]
     if related:
         fix = join_sentences(fix, _("See also the finding [{rule}] for that stage.").format(rule=related[0].rule))
-    return [Finding("input-bound", stage if stage is not None else end, message, fix, kind="slow", measured=True)]
+    return [Finding("input-bound", stage if stage is not None else end, message, fix, severity="slow", measured=True)]
 
 
 #: rule id -> :class:`Rule` of the measured findings (they can be passed to ``ignore`` too).

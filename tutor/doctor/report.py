@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from .. import markup
 from ..i18n import N_, fill, ngettext
 from ..i18n import gettext as _
-from .registry import KINDS
+from .registry import SEVERITIES
 
 _COLOURS = {"wrong": markup.ORANGE, "slow": markup.BLUE, "note": markup.GREY}
 _CATEGORY = {"wrong": "correctness", "slow": "performance", "note": "note"}
@@ -27,11 +27,11 @@ class Finding:
         What it found, in a plain sentence.
     fix : str
         How to fix it (for a note: what to keep in mind).
-    kind : str
+    severity : str
         ``"wrong"`` (wrong results: the data the model sees is not what you
         meant), ``"slow"`` (right data, slower than it needs to be) or
         ``"note"`` (worth knowing, nothing wrong). Empty until the rule's
-        declaration fills it in (``tutor.doctor.RULES[rule].kind``).
+        declaration fills it in (``tutor.doctor.RULES[rule].severity``).
     doc : str
         The TensorFlow documentation page the finding rests on.
     quote : str
@@ -44,7 +44,7 @@ class Finding:
     stage: object
     message: str
     fix: str
-    kind: str = ""
+    severity: str = ""
     doc: str = ""
     quote: str = ""
     measured: bool = False
@@ -56,25 +56,25 @@ class Finding:
     @property
     def category(self) -> str:
         """``"measured"`` for a profile's finding, else ``"correctness"``, ``"performance"`` or ``"note"``."""
-        return "measured" if self.measured else _CATEGORY.get(self.kind, self.kind)
+        return "measured" if self.measured else _CATEGORY.get(self.severity, self.severity)
 
     def __str__(self) -> str:
         def wrap(text: str, head: str) -> str:
             return fill(text, 92, initial_indent=f"  {head} ", subsequent_indent="    ")
 
-        what, how = _labels(self.kind)
+        what, how = _labels(self.severity)
         lines = [f"[{self.rule}] {self.where}", wrap(self.message, what), wrap(self.fix, how)]
         if self.doc:  # TensorFlow's sentence is quoted as it is, in English
             lines.append(wrap(f'"{self.quote}" ({self.doc})', _("TF docs:")))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"Finding({self.rule!r}, {self.where!r}, kind={self.kind!r})"
+        return f"Finding({self.rule!r}, {self.where!r}, severity={self.severity!r})"
 
 
-def _labels(kind: str) -> tuple[str, str]:
+def _labels(severity: str) -> tuple[str, str]:
     """The labels before a finding's message and its fix: ("Problem:", "Fix:"), or ("Note:", "Tip:") for a note."""
-    if kind == "note":
+    if severity == "note":
         # Translators: the labels before a note of the pipeline doctor and before what to keep in mind.
         return _("Note:"), _("Tip:")
     # Translators: the labels before a problem the pipeline doctor found and before its fix.
@@ -82,27 +82,27 @@ def _labels(kind: str) -> tuple[str, str]:
 
 
 def _group(findings) -> list:
-    """Wrong results first, then slow, then notes; by stage within each kind."""
-    order = list(KINDS)
-    return sorted(findings, key=lambda f: (order.index(f.kind) if f.kind in order else 0, f.stage.number))
+    """Wrong results first, then slow, then notes; by stage within each severity."""
+    order = list(SEVERITIES)
+    return sorted(findings, key=lambda f: (order.index(f.severity) if f.severity in order else 0, f.stage.number))
 
 
 class Report(list):
     """The doctor's answer: a list of the problems found (:class:`Finding`), its notes, and the stages it read.
 
-    The list holds the problems, kind ``"wrong"`` first, then ``"slow"``: ``len(report) == 0``
+    The list holds the problems, severity ``"wrong"`` first, then ``"slow"``: ``len(report) == 0``
     means no problems were found. Notes never count as problems: they are in
     ``report.notes``, so a pipeline with notes only reads as healthy
     (``report.healthy``). ``report.rules`` lists the rule ids of the problems,
     each once, in report order; ``report.note_rules`` those of the notes.
-    ``report.kinds`` maps each kind to its findings. ``report.note`` says how the pipeline was
+    ``report.by_severity`` maps each severity to its findings. ``report.note`` says how the pipeline was
     read when it was not from its graph (see ``tutor.doctor.read_pipeline``).
     """
 
     def __init__(self, findings=(), stages=()):
         findings = _group(findings)
-        super().__init__(f for f in findings if f.kind != "note")
-        self.notes = [f for f in findings if f.kind == "note"]
+        super().__init__(f for f in findings if f.severity != "note")
+        self.notes = [f for f in findings if f.severity == "note"]
         self.stages = list(stages)
         self.note = getattr(stages, "note", None)
 
@@ -116,14 +116,14 @@ class Report(list):
 
     @property
     def healthy(self) -> bool:
-        """No finding of kind wrong or slow (notes are fine)."""
+        """No finding of severity wrong or slow (notes are fine)."""
         return len(self) == 0
 
     @property
-    def kinds(self) -> dict:
-        """``kind -> [Finding, ...]`` for every kind, in report order (``"wrong"``, ``"slow"``, ``"note"``)."""
+    def by_severity(self) -> dict:
+        """``severity -> [Finding, ...]`` for every severity, in report order (``"wrong"``, ``"slow"``, ``"note"``)."""
         every = [*self, *self.notes]
-        return {k: [f for f in every if f.kind == k] for k in KINDS}
+        return {s: [f for f in every if f.severity == s] for s in SEVERITIES}
 
     def _pipeline_lines(self) -> list[str]:
         return [f"  {s.number}. {s.label}" for s in self.stages]
@@ -136,8 +136,8 @@ class Report(list):
             return ngettext("No problems found. ({n} note below.)", "No problems found. ({n} notes below.)",
                             notes).format(n=notes)
         # Translators: one count of the doctor's headline, e.g. "wrong results: 2" (the kind is lower case).
-        counts = _(", ").join(_("{kind}: {n}").format(kind=_(KINDS[k]).lower(), n=len(v))
-                           for k, v in self.kinds.items() if v and k != "note")
+        counts = _(", ").join(_("{kind}: {n}").format(kind=_(SEVERITIES[s]).lower(), n=len(v))
+                           for s, v in self.by_severity.items() if v and s != "note")
         if notes:
             # Translators: {notes} is "1 note" or "3 notes"; {counts} e.g. "wrong results: 2, slow: 1".
             return ngettext("{n} problem ({counts}), and {notes}.", "{n} problems ({counts}), and {notes}.",
@@ -149,10 +149,10 @@ class Report(list):
     def __str__(self) -> str:
         head = _("Pipeline doctor: {n} stages read.").format(n=len(self.stages))
         lines = [head, *self._pipeline_lines(), *([self.note] if self.note else []), "", self._headline()]
-        for kind, found in self.kinds.items():
+        for severity, found in self.by_severity.items():
             if found:
                 # Translators: the heading of a group of findings, e.g. "Wrong results:".
-                lines.append("\n" + _("{heading}:").format(heading=_(KINDS[kind])))
+                lines.append("\n" + _("{heading}:").format(heading=_(SEVERITIES[severity])))
                 lines.extend(str(f) for f in found)
         return "\n".join(lines)
 
@@ -170,19 +170,19 @@ class Report(list):
             parts.append(f"<p><small>{markup.escape(self.note)}</small></p>")
         parts.append(markup.box(self._headline(), colour=markup.GREEN) if not self else
                      f"<p><b>{markup.escape(self._headline())}</b></p>")
-        for kind, found in self.kinds.items():
+        for severity, found in self.by_severity.items():
             if found:
-                parts.append(f"<p style='margin:6px 0 2px 0'><b>{markup.escape(_(KINDS[kind]))}</b></p>")
+                parts.append(f"<p style='margin:6px 0 2px 0'><b>{markup.escape(_(SEVERITIES[severity]))}</b></p>")
             for f in found:
-                what, how = _labels(f.kind)
-                kind_name = _(KINDS[f.kind]).lower() if f.kind in KINDS else f.kind
-                body = (f"<small>[{markup.escape(f.rule)}, {markup.escape(kind_name)}]"
+                what, how = _labels(f.severity)
+                named = _(SEVERITIES[f.severity]).lower() if f.severity in SEVERITIES else f.severity
+                body = (f"<small>[{markup.escape(f.rule)}, {markup.escape(named)}]"
                         f"</small><br><b>{markup.escape(what)}</b> {markup.escape(f.message)}<br>"
                         f"<b>{markup.escape(how)}</b> {markup.escape(f.fix)}")
                 if f.doc:
                     docs = markup.escape(_("TF docs:"))
                     body += (f"<br><small>{docs} &ldquo;{markup.escape(f.quote)}&rdquo; "
                              f"<a href='{markup.escape(f.doc)}' target='_blank'>{markup.escape(f.doc)}</a></small>")
-                parts.append(markup.box(f.where, body_html=body, colour=_COLOURS.get(f.kind, markup.GREY)))
+                parts.append(markup.box(f.where, body_html=body, colour=_COLOURS.get(f.severity, markup.GREY)))
         parts.append("</div>")
         return "".join(parts)

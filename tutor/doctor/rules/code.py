@@ -126,7 +126,7 @@ def _resolve(ins, f, cells: dict) -> Any:
     return f.__globals__.get(name, vars(builtins).get(name))
 
 
-@rule("python-random-in-map", kind="wrong", on=EVERY_STAGE, skip_library=True,
+@rule("python-random-in-map", severity="wrong", on=EVERY_STAGE, skip_library=True,
       summary=N_("Python's random or np.random called in a map function's traced code (not inside the function it "
                  "hands to numpy_function or py_function)."),
       why=N_("tf.data traces the function once: the Python call ran once, so every element gets the same 'random' "
@@ -151,7 +151,7 @@ def python_random_in_map(s: Stage) -> Found | None:
           "ops, or tf.random.Generator / stateless ops with a seed per element."))
 
 
-@rule("python-before-service", kind="wrong", on="distribute",
+@rule("python-before-service", severity="wrong", on="distribute",
       summary=N_("py_function, numpy_function or from_generator in the pipeline sent to the tf.data service."),
       why=N_("The service's workers run a serialized graph: Python functions are not part of it."),
       fix=N_("Write that step with TensorFlow ops, or run it after distribute() on the trainer."),
@@ -169,7 +169,7 @@ def python_before_service(s: Stage) -> Found | None:
           "replace from_generator with a native source (files, from_tensor_slices of indices)."))
 
 
-@rule("large-in-memory-source", kind="note", on=PIPELINE,
+@rule("large-in-memory-source", severity="note", on=PIPELINE,
       summary=N_("512 MB or more of arrays embedded by from_tensor_slices or from_tensors."),
       why=N_("Serializing the dataset (the tf.data service, some distribution strategies) puts those bytes into one "
              "GraphDef, limited to 2 GB, and memory holds extra copies."),
@@ -189,7 +189,7 @@ def large_in_memory_source(stages: list[Stage]) -> Found | None:
         stage=max(stages, key=lambda s: s.data_bytes))
 
 
-@rule("deprecated-experimental", kind="note", on=EVERY_STAGE, skip_library=True,
+@rule("deprecated-experimental", severity="note", on=EVERY_STAGE, skip_library=True,
       summary=N_("tf.data.experimental calls that build their own ops and have core replacements (parallel_interleave, "
                  "map_and_batch, shuffle_and_repeat), in the user's own code (never in a library utility's stages)."),
       why=N_("They still work, but they are deprecated: the core Dataset methods do the same, and TensorFlow fuses "

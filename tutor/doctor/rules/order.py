@@ -60,7 +60,7 @@ def _consumes_batch(m: Stage, batch: Stage) -> bool:
     return m.splits_first_axis
 
 
-@rule("shuffle-after-batch", kind="wrong", on="shuffle", skip_library=True,
+@rule("shuffle-after-batch", severity="wrong", on="shuffle", skip_library=True,
       summary=N_("A shuffle fed by batches (the same examples always share a batch), or by batches a cache froze."),
       why=N_("Shuffling batches only changes the order of the batches: the model sees the same groups of examples "
              "every epoch."),
@@ -91,7 +91,7 @@ def shuffle_after_batch(s: Stage) -> Found | None:
             batch_size=batch.params.get('batch_size', '...')))
 
 
-@rule("small-shuffle-buffer", kind="wrong", on="shuffle", skip_library=True,
+@rule("small-shuffle-buffer", severity="wrong", on="shuffle", skip_library=True,
       summary=N_("A shuffle buffer under 10% of the elements that reach it (read from the cardinality or by counting "
                  "the lines or records of local files), or under 1,000 when the size cannot be read."),
       why=N_("An element can only move as far as the buffer reaches: the output stays close to the input order, and "
@@ -138,7 +138,7 @@ def small_shuffle_buffer(s: Stage) -> Found | None:
     return None
 
 
-@rule("repeat-before-shuffle", kind="wrong", kinds=("note",), on="shuffle",
+@rule("repeat-before-shuffle", severity="wrong", severities=("note",), on="shuffle",
       summary=N_("A shuffle fed by repeat(n): epochs mix (wrong); fed by an endless repeat(): a deliberate speed "
                  "trade-off with blurred epoch boundaries (note)."),
       why=N_("With repeat(n) before shuffle, an element can come back before another has appeared once, so an "
@@ -160,7 +160,7 @@ def repeat_before_shuffle(s: Stage) -> Found | None:
               "never has to refill at the end of an epoch.").format(repeat=rep.where),
             _("Nothing to fix if you train by steps. If you need clean epochs, shuffle first: "
               "ds.shuffle(...).repeat()."),
-            kind="note")
+            severity="note")
     return Found(
         _("It comes after {repeat}, so the buffer mixes those passes: an element can come back a second time before "
           "another one has appeared once, and no pass is a clean epoch.").format(repeat=rep.where),
@@ -168,7 +168,7 @@ def repeat_before_shuffle(s: Stage) -> Found | None:
           "every epoch."))
 
 
-@rule("shuffle-before-cache", kind="wrong", on="cache",
+@rule("shuffle-before-cache", severity="wrong", on="cache",
       summary=N_("A cache stores a reshuffling shuffle's first order (or the batches made from it) and nothing "
                  "shuffles after it."),
       why=N_("Every later epoch replays the first epoch's order: the shuffle's new order each epoch is lost."),
@@ -194,7 +194,7 @@ def shuffle_before_cache(s: Stage) -> Found | None:
                  _("Cache first, then shuffle (and batch): ds.cache().shuffle(n).batch(b)."))
 
 
-@rule("random-map-before-cache", kind="wrong", on="cache",
+@rule("random-map-before-cache", severity="wrong", on="cache",
       summary=N_("A cache fed by a map that draws random numbers (a random augmentation)."),
       why=N_("From the second epoch on the cache replays the first epoch's random results: the augmentation is "
              "frozen."),
@@ -214,7 +214,7 @@ def random_map_before_cache(s: Stage) -> Found | None:
           "ds.map(decode).cache().map(augment)."))
 
 
-@rule("cache-after-infinite-repeat", kind="wrong", on="cache",
+@rule("cache-after-infinite-repeat", severity="wrong", on="cache",
       summary=N_("A cache whose input never ends (it comes after an endless repeat)."),
       why=N_("The cache never finishes its first pass: memory (or the cache file) grows without limit, and nothing "
              "is read back from it."),
@@ -237,7 +237,7 @@ def cache_after_infinite_repeat(s: Stage) -> Found | None:
                  _("Cache the finite data, then repeat: ds.cache().repeat()."))
 
 
-@rule("cache-to-file", kind="note", on=PIPELINE,
+@rule("cache-to-file", severity="note", on=PIPELINE,
       summary=N_("A cache written to a file, which outlives the run (said once per pipeline)."),
       why=N_("The next run reads the file back instead of running the stages before the cache, even after they "
              "changed: the cache can go stale silently."),
@@ -275,7 +275,7 @@ def _step_limit(take: Stage, shuf: Stage) -> bool:
     return batched is not None and batched.kind == "batch" and tail is None
 
 
-@rule("split-after-reshuffle", kind="wrong", kinds=("note",), on=("take", "skip"),
+@rule("split-after-reshuffle", severity="wrong", severities=("note",), on=("take", "skip"),
       summary=N_("take() or skip() after a shuffle that reshuffles each iteration, with no repeat between (wrong); "
                  "a take() of batches at the end of a pipeline, most often a step limit, is a note."),
       why=N_("The split picks different elements every epoch: test examples leak into training."),
@@ -298,7 +298,7 @@ def split_after_reshuffle(s: Stage) -> Found | None:
             _("For a step limit, nothing to do (or pass steps_per_epoch to fit). For a split, split before the "
               "shuffle, or shuffle with reshuffle_each_iteration=False (image_dataset_from_directory: split the "
               "folders, or pass shuffle=False)."),
-            kind="note")
+            severity="note")
     return Found(
         # Translators: {split} is the method's name, take or skip.
         _("It splits the output of {shuffle}, which draws a new order every time the dataset is iterated. So "

@@ -110,7 +110,7 @@ def _vectorizable(s: Stage) -> bool:
     return not (_fully_defined(s.inputs[0] if s.inputs else None) and _fully_defined(s) is False)
 
 
-@rule("vectorizable-map-before-batch", kind="slow", on="map", skip_library=True,
+@rule("vectorizable-map-before-batch", severity="slow", on="map", skip_library=True,
       summary=N_("A map, later batched (no cache between), whose work on the element is only element-wise maths and "
                  "batch-friendly image ops."),
       why=N_("Each call of a map function has a fixed cost: one call per batch is cheaper than one per element."),
@@ -135,7 +135,7 @@ def vectorizable_map_before_batch(s: Stage) -> Found | None:
           "random values then need one draw per image)."))
 
 
-@rule("map-not-parallel", kind="slow", on="map", skip_library=True,
+@rule("map-not-parallel", severity="slow", on="map", skip_library=True,
       summary=N_("A map that decodes, resizes, parses, tokenises or runs Python, without num_parallel_calls, that "
                  "TensorFlow will not parallelize on its own (its function is stateful, or the options turn that "
                  "off)."),
@@ -190,7 +190,7 @@ def _zipped(s: Stage) -> bool:
     return after is not None and after.kind == "zip"
 
 
-@rule("sequential-file-reading", kind="slow", on=EVERY_STAGE,
+@rule("sequential-file-reading", severity="slow", on=EVERY_STAGE,
       summary=N_("Several files read one after another: flat_map(TFRecordDataset), interleave without "
                  "num_parallel_calls, or a reader without num_parallel_reads (one file, or line-aligned files "
                  "zipped together, are left alone)."),
@@ -226,7 +226,7 @@ def _cheap_generator(s: Stage) -> bool:
         return False
 
 
-@rule("generator-source", kind="slow", on="source",
+@rule("generator-source", severity="slow", on="source",
       summary=N_("from_generator that yields the data itself (a generator of scalar indices or file names is fine)."),
       why=N_("A Python generator runs in one thread and holds the GIL, and the pipeline cannot be sent to the "
              "tf.data service."),
@@ -267,7 +267,7 @@ def _asynchronous(s: Stage) -> bool:
     return s.op.startswith(_ASYNC) or (s.kind == "batch" and parallel(s))
 
 
-@rule("no-prefetch-at-end", kind="note", kinds=("slow",), on=PIPELINE,
+@rule("no-prefetch-at-end", severity="note", severities=("slow",), on=PIPELINE,
       summary=N_("The last stage runs synchronously and is not a prefetch: a note where TensorFlow adds "
                  "prefetch(AUTOTUNE) itself (inject_prefetch, on by default), slow where the options turn that off."),
       why=N_("Without a prefetch at the end, preparing the next element does not overlap with the training step."),
@@ -293,9 +293,9 @@ def no_prefetch_at_end(stages: list[Stage]) -> Found | None:
               "anyway.").format(stage=end.where),
             _("Nothing to do. Writing .prefetch(tf.data.AUTOTUNE) at the end makes that explicit and keeps it on "
               "TensorFlow versions or options without the injection."),
-            kind="note", stage=end)
+            severity="note", stage=end)
     return Found(
         _("The pipeline ends with {stage}, which works only when asked, and its options ({option}) stop TensorFlow "
           "from adding a prefetch itself: preparing the next element does not overlap with the training step that "
           "uses this one.").format(stage=end.where, option=off),
-        _("Add .prefetch(tf.data.AUTOTUNE) as the last step."), kind="slow", stage=end)
+        _("Add .prefetch(tf.data.AUTOTUNE) as the last step."), severity="slow", stage=end)
