@@ -196,7 +196,7 @@ def _check_balanced(answer) -> str:
             fail(_("your stream picks no source at random: all {cats} cats and all {dogs} dogs come out, 3 cats for "
                    "every dog. Mix the two datasets with tf.data.Dataset.sample_from_datasets([cats, dogs], ...), "
                    "which picks the source of every element.").format(cats=cats, dogs=dogs))
-        fail(_("your stream picks no source at random: Mix the two datasets with "
+        fail(_("your stream picks no source at random: mix the two datasets with "
                "tf.data.Dataset.sample_from_datasets([cats, dogs], ...), which picks the source of every element."))
     sampler = samplers[-1]
     cut = [s for s in _upstream(sampler) if s.kind in _stages.CUTS]

@@ -113,7 +113,7 @@ def _check_loaded(answer: Any) -> str:
                    "map.").format(chain=_stages.chain_text(found)))
         if caches:
             fail(_("your pipeline starts with {label}, not with saved data, so it still computes everything. cache() "
-                   "in memory keeps elements only while this program runs, and only after a first full pass; Call "
+                   "in memory keeps elements only while this program runs, and only after a first full pass; call "
                    "expensive.save(path) once, then answer = tf.data.Dataset.load(path).").format(
                 label=found[0].label))
         fail(_("your pipeline starts with {label}, not with saved data, so it still computes everything. Call "
