@@ -25,8 +25,10 @@ def test_each_edition_notebook_opens_itself_and_speaks_its_language():
         head = nb.cells[0].source
         assert f"/blob/{ref}/notebooks/{lang}/{path.name})" in head
         assert f"?labpath=notebooks%2F{lang}%2F{path.name})" in head
-        first_code = next(c for c in nb.cells if c.cell_type == "code")
-        assert first_code.source.splitlines()[-1] == f'import tutor; tutor.set_language("{lang}")'
+        lines = nb.cells[editions.language_cell(nb)].source.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("import tutor"))
+        assert lines[at + 2] == f'tutor.set_language("{lang}")', path.name   # after a comment line saying so
+        assert not any("set_language" in c.source for c in nb.cells[:editions.language_cell(nb)]), path.name
         assert nb.metadata["tutor"]["edition"] == lang
 
 

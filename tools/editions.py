@@ -27,8 +27,8 @@ English is already translated in another catalog of the language starts with tha
 An edition exists for a lesson or page once its catalog does. Its notebook has the English lesson's
 cells, ids, tags and code, with the markdown and the comments translated, badges that open the edition's
 own notebook, links to the lessons of the edition (English lessons not translated yet are linked as
-``../NN_name.ipynb``) and ``import tutor; tutor.set_language("<lang>")`` as the last line of its first
-code cell. ``check`` fails when a catalog misses a translation or has a fuzzy one, when tutor's
+``../NN_name.ipynb``) and ``tutor.set_language("<lang>")`` right after the lesson's ``import tutor``
+(:func:`language_cell`). ``check`` fails when a catalog misses a translation or has a fuzzy one, when tutor's
 template, catalogs or compiled catalogs are not up to date with the code, when an edition file is not
 what ``build`` makes from the English now, or when an edition's code differs from the English code
 (comments and the ``set_language`` line aside, as the repository's before-stop hook compares them).

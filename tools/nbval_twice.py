@@ -154,7 +154,7 @@ if _util.find_spec("tutor.checks.{module}") is not None:
     for _name, _question in _questions_in(_importlib.import_module("tutor.checks.{module}")).items():
         try:
             exec(_textwrap.dedent(_question.solution_code), globals())
-            _result = _question.check(answer)
+            _result = _question.check(globals()[_question.answer_name])
             _verdicts[_name] = [_result.status, _result.message]
         except Exception as _exc:  # a raw exception is what this item exists to catch
             _verdicts[_name] = ["raised", f"{{type(_exc).__name__}}: {{_exc}}"]

@@ -15,9 +15,7 @@ For each lesson, on the JupyterLab server the other browser tests use:
 
 Screenshots: test-artifacts/browser/slides-<lesson>-*.png.
 
-``LESSON_METADATA``: until the teachers' slideshow metadata lands, the test runs on copies of the lessons with
-metadata written by rule (tools/browser/slides_page.py, synthetic_slideshow). FOR THE LEAD: once it lands, set it to
-"real" (and ENABLED in tests/test_slides_lessons.py): the test then opens the lessons themselves.
+The lessons are opened as they are, with their own slideshow metadata.
 """
 from __future__ import annotations
 
@@ -28,7 +26,6 @@ import pytest
 from tools import slides
 from tools.browser import explorer_page, harness, slides_page
 
-LESSON_METADATA = "synthetic"  # "real" once every lesson carries its teacher-written slideshow metadata
 LESSONS = ["02_batch_and_repeat", "03_shuffle"]
 VIEWPORT = {"width": 1280, "height": 720}
 PRESENTATION = "mode = tutor.presentation(True)"
@@ -45,15 +42,6 @@ def slides_context(browser, lab_server):
         pass
 
 
-def _deck(lab_server, lesson: str) -> str:
-    """The notebook the slideshow opens, inside the server's root."""
-    if LESSON_METADATA == "real":
-        return f"{lesson}.ipynb"
-    name = f"slideshow-{lesson}.ipynb"
-    slides_page.synthetic_slideshow(harness.notebooks_dir() / f"{lesson}.ipynb", lab_server.root / name)
-    return name
-
-
 def _add_presentation(text: str):
     return PRESENTATION if "import tutor" in text and "presentation(" not in text else None
 
@@ -62,9 +50,9 @@ def _add_presentation(text: str):
 def test_a_lesson_as_slides_with_its_explorer_live(lesson, lab_server, slides_context):
     if not (harness.notebooks_dir() / f"{lesson}.ipynb").exists():
         pytest.skip(f"notebooks/{lesson}.ipynb does not exist yet")
-    name = _deck(lab_server, lesson)
+    name = f"{lesson}.ipynb"
     nb = json.loads((lab_server.root / name).read_text(encoding="utf-8"))
-    assert slides.problems(nb) == [] or LESSON_METADATA != "real", slides.problems(nb)
+    assert slides.problems(nb) == [], slides.problems(nb)
     explorer_index = next(i for i, c in enumerate(nb["cells"]) if slides.shows_explorer(c))
     expected = slides.places(nb["cells"])[explorer_index]
 

@@ -6,9 +6,7 @@ small JupyterLab app showing the notebook with reveal.js: each slide is a ``sect
 """
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 from .harness import Server, open_notebook
 
@@ -20,10 +18,12 @@ _PRESENT_JS = """() => { const s = document.querySelector('.reveal .slides secti
 _IDLE_JS = """() => !Array.from(document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt'))
                    .some(p => p.textContent.includes('*'))"""
 
-_ACTIVE_JS = """() => { const cells = Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell'));
+# innerText is empty for a cell not shown yet (a fragment to come, a slide still being laid out): textContent then.
+_ACTIVE_JS = """() => { const textOf = el => el.innerText || el.textContent;
+                        const cells = Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell'));
                         const active = document.querySelector('.jp-Notebook .jp-Cell.jp-mod-active');
                         return {index: cells.indexOf(active), code: active && active.classList.contains('jp-CodeCell'),
-                                text: active ? (active.querySelector('.jp-InputArea-editor') || active).innerText : ''}; }"""
+                                text: active ? textOf(active.querySelector('.jp-InputArea-editor') || active) : ''}; }"""
 
 #: What jupyterlab-rise's page itself logs as errors, whatever the notebook: its toolbar's web components overflow
 #: the stack, the notebook lab extension (built for JupyterLab, not for this page) cannot find its modules, the
@@ -31,32 +31,6 @@ _ACTIVE_JS = """() => { const cells = Array.from(document.querySelectorAll('.jp-
 KNOWN_NOISE = ("Maximum call stack size exceeded", "RUNTIME-012", "shareKey", "module-federation.io",
                "Failed to load resource", "rise.css", ".css' because its MIME type", "Comm not found for comm id")
 
-
-def synthetic_slideshow(source: Path, target: Path) -> Path:
-    """A copy of a lesson with slideshow metadata written by rule, for developing the tests before the teachers'.
-
-    Headings open slides, the Colab install cell, nbval-skip cells and long printouts are skipped, and one notes
-    cell follows the title. The real lessons get their metadata from a teacher (tools/slides.py checks it).
-    """
-    from tools import slides
-
-    nb = json.loads(Path(source).read_text(encoding="utf-8"))
-    cells = []
-    for index, cell in enumerate(nb["cells"]):
-        text = "".join(cell.get("source", ""))
-        kind = "-"
-        if cell["cell_type"] == "markdown" and text.lstrip().startswith("#"):
-            kind = "slide"
-        if slides.is_harness(cell) or slides.output_lines(cell) > slides.LONG_OUTPUT_LINES:
-            kind = "skip"
-        cell.setdefault("metadata", {})["slideshow"] = {"slide_type": kind}
-        cells.append(cell)
-        if index == 0:
-            cells.append({"cell_type": "markdown", "id": "synthetic-notes", "source": "Ask the room first. (2 min)",
-                          "metadata": {"slideshow": {"slide_type": "notes"}}})
-    nb["cells"] = cells
-    target.write_text(json.dumps(nb, indent=1), encoding="utf-8")
-    return target
 
 
 def present(page) -> dict:
