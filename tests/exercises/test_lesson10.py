@@ -39,8 +39,11 @@ def test_q1_solution_passes():
     {**GOOD, "id": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True),
      "caption": tf.io.FixedLenSequenceFeature([], tf.string, allow_missing=True),
      "tags": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True, default_value=-1)},
+    # TensorFlow takes a dtype as a string or a NumPy type too
+    {**GOOD, "tags": tf.io.VarLenFeature("int64"), "position": tf.io.FixedLenFeature([2], "float32"),
+     "id": tf.io.FixedLenFeature([], np.int64)},
 ], ids=["ragged", "shape-1", "defaults", "keywords-other-order", "ragged-int32-splits", "sequence-feature-padded",
-        "sequence-features-everywhere"])
+        "sequence-features-everywhere", "dtype-as-string-or-numpy"])
 
 
 def test_q1_other_correct_answers(spec):

@@ -119,3 +119,18 @@ def _shards(files, **interleave):
 ], ids=["one-pipeline", "not-parallel", "cycle-1", "filter-outside", "no-filter", "no-shard"])
 def test_q4_mistakes_are_named(answer, words):
     refused(ex.q4, answer, *words)
+
+
+@pytest.mark.parametrize("calls", [4, tf.data.AUTOTUNE], ids=["four-calls", "autotune"])
+def test_q4_a_cycle_length_left_out_is_judged_by_what_tensorflow_chose_here(calls):
+    """TensorFlow resolves a missing cycle_length from the machine's cores: on a small machine fewer than four
+    shard pipelines are open at once (and num_parallel_calls=4 above it is an error), on a large one it passes."""
+    left_out = tf.data.Dataset.range(1).interleave(lambda i: tf.data.Dataset.range(3), num_parallel_calls=calls)
+    assert int(left_out._cycle_length) == tf.data.AUTOTUNE     # left to the runtime: the checker sees it was left out
+    answer = lambda files: _shards(files, num_parallel_calls=calls)  # noqa: E731
+    from tutor.checks import _stages
+    resolved = _stages.stages(answer(ex.exercise_files()))[-1].params["cycle_length"]
+    if resolved < 4:
+        refused(ex.q4, answer, "cycle_length was left out", f"{resolved} here", "cycle_length=4")
+    else:
+        passes(ex.q4, answer)

@@ -3,7 +3,8 @@
 * memory: a buffer keeps whole elements (shuffle, prefetch, a parallel map, a parallel interleave: 3 x cycle_length
   inputs open, 2 x block_length + 1 elements each; a plain interleave keeps cycle_length inputs and reads nothing
   ahead); TensorFlow's tensor count holds them while the iterator lives and falls back once it is gone; a plain
-  stateless map runs in parallel by default; RSS grows by about a new buffer's size and mostly stays after;
+  stateless map runs in parallel by default; RSS grows by about a new buffer's size and mostly stays after; a buffered id costs
+  about usage.BOOKKEEPING_BYTES besides its 8 bytes;
 * the fixes: shuffling ids then decoding gives the same order as decoding then shuffling (same seed, first pass);
   map(slow).cache().map(big) runs the slow step once and caches the small results; a cache after a filter keeps
   what passes; cache().take(k) keeps nothing and take(k).cache() keeps k; a cache lives as long as its dataset;
@@ -58,6 +59,21 @@ def settled_counts(read, quiet=0.3, longest=30.0):
     return last
 
 
+def memory_use(ds, **kwargs):
+    """usage.memory_use, with a count that must stay unchanged for a whole second: on a machine whose cores are
+    busy, the threads that fill a buffer can pause for longer than the lesson's default."""
+    return usage.memory_use(ds, quiet=1.0, **kwargs)
+
+
+@pytest.fixture(autouse=True)
+def no_earlier_iterator_at_work():
+    """An earlier test's iterators may still be freeing their buffers in TensorFlow's threads: wait until the
+    tensor count is still, so that each test measures only its own pipeline."""
+    gc.collect()
+    settled_counts(usage.tensor_bytes, quiet=1.0)
+    yield
+
+
 # ----------------------------------------------------------------------------- where the memory goes
 @pytest.mark.parametrize("ds, buffered", [
     (R(300).map(decode).shuffle(100, seed=0), 100),
@@ -67,14 +83,14 @@ def settled_counts(read, quiet=0.3, longest=30.0):
     (R(40).interleave(lambda f: R(100).map(decode), cycle_length=3, block_length=2, num_parallel_calls=3), 45),
 ], ids=["shuffle", "prefetch", "parallel-map", "parallel-interleave", "interleave-block-2"])
 def test_a_buffer_keeps_whole_elements_as_the_arithmetic_says(ds, buffered):
-    use = usage.memory_use(naive(ds))
+    use = memory_use(naive(ds))
     assert use.buffers.total == buffered * MB
     assert buffered * MB <= use.tensors_held <= (buffered + 1) * MB   # plus at most the element we hold
     assert use.tensors_after <= MB // 2                                # the buffers belong to the iterator
 
 
 def test_with_default_options_the_count_is_the_arithmetic_plus_a_few_elements():
-    use = usage.memory_use(R(300).map(decode).shuffle(100, seed=15).prefetch(2))
+    use = memory_use(R(300).map(decode).shuffle(100, seed=15).prefetch(2))
     assert use.buffers.total == 102 * MB
     assert 102 * MB <= use.tensors_held <= (102 + 1 + 2 * tutor.env.cpu_report().tensorflow_threads + 4) * MB
     assert use.tensors_after <= MB // 2
@@ -133,7 +149,7 @@ def test_rss_grows_by_about_a_new_buffer_and_mostly_stays_after():
         import tutor, tensorflow as tf
         from tutor import usage
         ds = tf.data.Dataset.range(300).map(lambda i: tf.fill([512, 512], tf.cast(i, tf.float32))).shuffle(200)
-        use = usage.memory_use(ds)
+        use = usage.memory_use(ds, quiet=1.0)
         print(use.rss_held, use.rss_after, use.tensors_held, use.tensors_after)
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
@@ -180,7 +196,7 @@ def test_cache_the_small_thing_runs_the_slow_step_once_and_keeps_small_results()
     big, small = _caches(calls)
     for ds, kept in ((big, 60 * MB), (small, 60 * 256)):
         calls.clear()
-        use = usage.memory_use(ds.repeat(2), elements=1000)
+        use = memory_use(ds.repeat(2), elements=1000)
         assert use.elements == 120 and sorted(calls) == list(range(60))
         assert use.buffers.total == kept
         if kept >= 256 * 1024:
@@ -222,7 +238,7 @@ def test_a_cache_lives_as_long_as_its_dataset():
     (lambda files: files.map(decode).take(10).cache(), 10),
 ], ids=["cache-then-filter", "filter-then-cache", "cache-then-take", "take-then-cache"])
 def test_a_cache_after_the_cut_keeps_only_what_is_used(build, kept):
-    use = usage.memory_use(build(R(60)), elements=1000)
+    use = memory_use(build(R(60)), elements=1000)
     assert kept * MB <= use.tensors_after <= kept * MB + MB // 2
     table = use.buffers[0].bytes
     assert table is None if kept == 30 else table == kept * MB
@@ -242,6 +258,23 @@ def test_a_shuffle_buffer_fills_before_its_first_element():
     iterator = iter(naive(recorder.watch(R(1000)).shuffle(200, seed=0)))
     next(iterator)
     assert len(recorder.made) == 200
+
+
+def test_a_buffered_id_costs_about_the_bookkeeping_bytes_more_than_its_eight():
+    """In a fresh process on Linux: a shuffle buffer of a million ids grows RSS by about 200 bytes an id (the
+    figure usage.BOOKKEEPING_BYTES gives and lesson 15 sizes with), not by the 8 bytes of data."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("measured on TensorFlow's Linux builds")
+    code = textwrap.dedent("""
+        import tutor, tensorflow as tf
+        from tutor import usage
+        use = usage.memory_use(tf.data.Dataset.range(10**6).shuffle(10**6), quiet=1.0)
+        print(use.rss_held)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    per_id = int(out.stdout.split()[-1]) / 10**6
+    assert 0.5 * usage.BOOKKEEPING_BYTES <= per_id <= 2 * usage.BOOKKEEPING_BYTES, per_id
 
 
 def test_a_buffer_of_ids_is_eight_bytes_an_element():

@@ -264,6 +264,12 @@ def one_pipeline(files: tf.data.Dataset) -> tf.data.Dataset:
     return files.flat_map(records).filter(keep)
 
 
+def _cycle_left_out(stage) -> bool:
+    """Whether the learner's interleave left ``cycle_length`` to TensorFlow (AUTOTUNE, resolved per machine)."""
+    value = tf.get_static_value(getattr(stage.dataset, "_cycle_length", None))
+    return value is not None and int(value) == tf.data.AUTOTUNE
+
+
 def _check_q4(answer: Any) -> str:
     ds = q4.dataset_of(answer)
     found = _stages.stages(ds)
@@ -274,6 +280,10 @@ def _check_q4(answer: Any) -> str:
             chain=_stages.chain_text(found), shards=SHARDS))
     outer = found[interleaves[-1]]
     calls, cycle = outer.params.get("num_parallel_calls"), outer.params.get("cycle_length")
+    if _cycle_left_out(outer) and (cycle or 0) < SHARDS:
+        fail(_("cycle_length was left out, so TensorFlow chose it from this machine's cores: {cycle} here, fewer "
+               "than the {shards} shard pipelines that should run side by side (and a num_parallel_calls above it "
+               "is an error). Give cycle_length={shards}.").format(cycle=cycle, shards=SHARDS))
     if calls is None or calls == 1:
         fail(_("this interleave runs its pipelines one at a time: give it num_parallel_calls (4, or "
                "tf.data.AUTOTUNE)."))

@@ -168,10 +168,14 @@ def diagnose_spec(records: Any, spec: Mapping[str, Any]) -> list[tuple[str, str]
                                      "tf.io.FixedLenFeature(shape, dtype) or tf.io.VarLenFeature(dtype).")
                              .format(name=name, type=type(item).__name__)))
             continue
+        try:  # TensorFlow also takes a dtype as a string ('float32') or a NumPy type
+            item = item._replace(dtype=tf.as_dtype(item.dtype))
+        except TypeError:
+            pass
         if item.dtype not in _KIND_OF_DTYPE:
             problems.append((name, _("'{name}': dtype {dtype} cannot be parsed; records only hold "
                                      "tf.int64, tf.float32 and tf.string (cast after parsing).")
-                             .format(name=name, dtype=item.dtype.name)))
+                             .format(name=name, dtype=getattr(item.dtype, "name", item.dtype))))
             continue
         found = [(i, _kind_and_values(ex.features.feature[name])) for i, ex in enumerate(examples)
                  if name in ex.features.feature]

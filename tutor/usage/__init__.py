@@ -18,12 +18,12 @@ stage                        elements      each   holds  why that many
 2. shuffle(buffer_size=10)         10  0.000 MB  0.0 MB  buffer_size
 in all: 0.0 MB
 """
-from .buffers import Buffer, Buffers, buffers, element_bytes, megabytes
+from .buffers import BOOKKEEPING_BYTES, Buffer, Buffers, buffers, element_bytes, megabytes
 from .cpu import CpuComparison, CpuUse, compare, cpu_use, verdict
 from .display import MemoryDisplay
 from .memory import MemoryUse, memory_limit, memory_use, process_rss, tensor_bytes
 from .storage import RemoteStorage
 
-__all__ = ["Buffer", "Buffers", "CpuComparison", "CpuUse", "MemoryDisplay", "MemoryUse", "RemoteStorage", "buffers",
+__all__ = ["BOOKKEEPING_BYTES", "Buffer", "Buffers", "CpuComparison", "CpuUse", "MemoryDisplay", "MemoryUse", "RemoteStorage", "buffers",
            "compare", "cpu_use", "element_bytes", "megabytes", "memory_limit", "memory_use", "process_rss",
            "tensor_bytes", "verdict"]

@@ -118,6 +118,12 @@ def megabytes(n: float | None, digits: int = 1) -> str:
     return "?" if n is None else f"{n / 2**20:.{digits}f} MB"
 
 
+#: What TensorFlow keeps for each element in a buffer besides the element's data (its tensor objects and their
+#: reference-counted storage): about 200 bytes for an element of one small tensor, as measured on TensorFlow
+#: 2.16-2.21's Linux builds (tests/facts/test_lesson15.py). It dominates buffers of small elements, such as ids.
+BOOKKEEPING_BYTES = 200
+
+
 def element_bytes(spec: Any) -> int | None:
     """Bytes of one element with this ``element_spec`` (a nested structure of TensorSpecs); None if not fixed.
 

@@ -192,13 +192,15 @@ def _difference(now, before):
     return None if now is None or before is None else now - before
 
 
-def memory_use(dataset, *, elements: int = 1, label: str = "", timeout: float = 60.0) -> MemoryUse:
+def memory_use(dataset, *, elements: int = 1, label: str = "", timeout: float = 60.0,
+               quiet: float = 0.2) -> MemoryUse:
     """Run ``dataset``: read ``elements`` elements, keep the iterator while its buffers fill, measure, let it go.
 
     TensorFlow's tensor bytes and the process's RSS are read before the
     iterator is made, once the tensor bytes have stopped changing after the
     last element arrived (the buffers are full: background threads have
-    filled them), and after the iterator is gone. The read is bounded by
+    filled them), and after the iterator is gone; each time once the tensor
+    bytes have not changed for ``quiet`` seconds. The read is bounded by
     ``timeout`` seconds (:func:`tutor.reading.pull`).
 
     Parameters
@@ -208,6 +210,8 @@ def memory_use(dataset, *, elements: int = 1, label: str = "", timeout: float = 
         Elements to read before measuring; the last one is still held then.
     label : str
         A name for the printed sentence and for :class:`~tutor.usage.MemoryDisplay`.
+    quiet : float
+        Seconds without a change in the tensor bytes that count as settled (longer on a busy machine).
 
     >>> memory_use(tf.data.Dataset.range(4)).elements
     1
@@ -220,12 +224,14 @@ def memory_use(dataset, *, elements: int = 1, label: str = "", timeout: float = 
     require_dataset(dataset, where)
     elements = require_positive_int(elements, "elements", where)
     timeout = require_seconds(timeout, "timeout", where)
+    quiet = require_seconds(quiet, "quiet", where, maximum=10.0)
     table = buffers(dataset)
     gc.collect()
     counted = tensor_bytes() is not None
     if counted:
         tf.config.experimental.reset_memory_stats("CPU:0")
-    tensors_before, rss_before = tensor_bytes(), process_rss()
+    tensors_before = settled(tensor_bytes, quiet=quiet, longest=5.0 + 5 * quiet) if counted else None  # an earlier iterator's threads ended
+    rss_before = process_rss()
     held: dict = {}
     clock: dict = {}
 
@@ -239,13 +245,13 @@ def memory_use(dataset, *, elements: int = 1, label: str = "", timeout: float = 
         if i == 0:
             clock["first"] = time.perf_counter() - clock["start"]
         if i == elements - 1:
-            held["tensors"] = settled(tensor_bytes) if counted else None
+            held["tensors"] = settled(tensor_bytes, quiet=quiet, longest=5.0 + 5 * quiet) if counted else None
             held["rss"] = process_rss()
 
     got = pull(dataset, timeout=timeout, where=where, limit=elements, on_element=measure, convert=lambda v: None,
                around=around)
     gc.collect()
-    tensors_after = settled(tensor_bytes) if counted else None
+    tensors_after = settled(tensor_bytes, quiet=quiet, longest=5.0 + 5 * quiet) if counted else None
     peak = int(tf.config.experimental.get_memory_info("CPU:0")["peak"]) if counted else None
     if len(got) < elements:  # the pipeline ended first: measure what its end left behind
         held = {"tensors": tensors_after, "rss": process_rss()}
