@@ -32,6 +32,7 @@ import tutor
 from busy import CallLog, Meeting
 from tutor import usage
 from tutor.timeline import naive_options
+from tutor.usage.memory import settled
 
 from .helpers import R, Recorder, ids
 
@@ -46,19 +47,6 @@ def naive(ds):
     return ds.with_options(naive_options())
 
 
-def settled_counts(read, quiet=0.3, longest=30.0):
-    """``read()`` once it has stopped changing for ``quiet`` seconds: buffers that background threads fill are full."""
-    last, since, end = read(), time.monotonic(), time.monotonic() + longest
-    while time.monotonic() < end:
-        time.sleep(0.02)
-        now = read()
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet:
-            break
-    return last
-
-
 def memory_use(ds, **kwargs):
     """usage.memory_use, with a count that must stay unchanged for a whole second: on a machine whose cores are
     busy, the threads that fill a buffer can pause for longer than the lesson's default."""
@@ -70,7 +58,7 @@ def no_earlier_iterator_at_work():
     """An earlier test's iterators may still be freeing their buffers in TensorFlow's threads: wait until the
     tensor count is still, so that each test measures only its own pipeline."""
     gc.collect()
-    settled_counts(usage.tensor_bytes, quiet=1.0)
+    settled(usage.tensor_bytes, quiet=1.0, longest=30.0)
     yield
 
 
@@ -123,7 +111,7 @@ def test_a_parallel_interleave_opens_three_cycles_of_inputs_and_works_ahead_in_e
         ds = naive(R(40).interleave(open_file, cycle_length=cycle, block_length=block, num_parallel_calls=calls))
         iterator = iter(ds)
         next(iterator)
-        settled_counts(lambda: (len(opened), sorted(reads.items())))
+        settled(lambda: (len(opened), sorted(reads.items())), quiet=0.3, longest=30.0)
         with lock:
             assert sorted(opened) == list(range(3 * cycle))                  # the cycle and 2 x cycle_length ahead
             per_input = sorted(reads.values())
