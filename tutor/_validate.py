@@ -6,7 +6,9 @@ caller is working with datasets, so TensorFlow is loaded anyway.
 """
 from __future__ import annotations
 
+import os
 from numbers import Integral, Real
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -112,3 +114,18 @@ def require_integer_ids(dataset, where: str) -> None:
         "(optionally batched), got element_spec={spec}. Map it to ids first, "
         "for example ds.map(lambda image, label: label)."
     ).format(where=where, spec=spec))
+
+
+def require_folder(directory: Any, where: str) -> Path:
+    """``directory`` as a Path, made if it does not exist yet, if it is a str or a path.
+
+    >>> import tempfile
+    >>> require_folder(tempfile.mkdtemp(), "f").is_dir()
+    True
+    """
+    if not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(_("{where}: directory must be a str or pathlib.Path, got {type}; for example "
+                          "tempfile.mkdtemp().").format(where=where, type=type(directory).__name__))
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageFilter
 
-from .._validate import require_positive_int
+from .._validate import require_folder, require_positive_int
 from ..i18n import gettext as _
 from .digit_images import synthetic_digits
 
@@ -124,15 +124,6 @@ def labels_from_paths(paths) -> np.ndarray:
     return np.array(labels, dtype=np.int64)
 
 
-def _folder(directory, where: str) -> Path:
-    if not isinstance(directory, (str, os.PathLike)):
-        raise TypeError(_("{where}: directory must be a str or pathlib.Path, got {type}; for example "
-                          "tempfile.mkdtemp().").format(where=where, type=type(directory).__name__))
-    folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 def class_folders(directory, *, n: int = 60, classes=(0, 1, 2), size: tuple[int, int] = (32, 32),
                   seed: int = 0) -> str:
     """One folder per digit class (``0/``, ``1/``, ...) holding JPEGs from :func:`jpeg_folder`.
@@ -147,7 +138,7 @@ def class_folders(directory, *, n: int = 60, classes=(0, 1, 2), size: tuple[int,
     ['3', '4']
     """
     where = "tutor.data.class_folders"
-    folder = _folder(directory, where)
+    folder = require_folder(directory, where)
     n = require_positive_int(n, "n", where, minimum=10)
     keep = [int(c) for c in classes]
     if not keep or any(c < 0 or c > 9 for c in keep) or len(set(keep)) != len(keep):

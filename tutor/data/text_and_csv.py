@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import require_positive_int
+from .._validate import require_folder, require_positive_int
 from ..i18n import gettext as _
 
 __all__ = ["text_files", "weather_csv", "WEATHER_COLUMNS"]
@@ -33,15 +33,6 @@ WEATHER_COLUMNS = ("day", "station", "temperature", "humidity", "rain")
 MISSING = ((2, "temperature"), (5, "humidity"), (7, "temperature"), (9, "station"))
 
 
-def _folder(directory, where: str) -> Path:
-    if not isinstance(directory, (str, os.PathLike)):
-        raise TypeError(_("{where}: directory must be a str or pathlib.Path, got {type}; for example "
-                          "tempfile.mkdtemp().").format(where=where, type=type(directory).__name__))
-    folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 def text_files(directory, *, n_files: int = 3, lines: int = 5, seed: int = 0) -> list[str]:
     """Write ``n_files`` text files of short product reviews, each starting with the header line ``review``.
 
@@ -53,7 +44,7 @@ def text_files(directory, *, n_files: int = 3, lines: int = 5, seed: int = 0) ->
     5
     """
     where = "tutor.data.text_files"
-    folder = _folder(directory, where)
+    folder = require_folder(directory, where)
     n_files = require_positive_int(n_files, "n_files", where, maximum=20)
     lines = require_positive_int(lines, "lines", where, maximum=100)
     rng = np.random.default_rng([seed, 11])
@@ -88,7 +79,7 @@ def weather_csv(path, *, rows: int = 12, seed: int = 0) -> str:
         raise TypeError(_("{where}: path must be a str or pathlib.Path, got {type}.").format(where=where,
                                                                                            type=type(path).__name__))
     rows = require_positive_int(rows, "rows", where, minimum=10, maximum=1000)
-    _folder(Path(path).parent, where)
+    require_folder(Path(path).parent, where)
     rng = np.random.default_rng([seed, 12])
     stations = ("north", "south", "harbour")
     with open(path, "w", newline="") as handle:
