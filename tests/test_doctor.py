@@ -215,3 +215,15 @@ def test_bad_input():
 def test_exported_from_tutor():
     assert tutor.doctor.check is doctor.check
     assert "doctor" in tutor.__all__
+
+
+def test_a_label_ending_in_a_full_width_colon_takes_no_space_after_it():
+    """Chinese and Japanese labels end in "：", which carries its own space: "问题：…", not "问题： …"."""
+    tutor.set_language("zh")
+    try:
+        report = tutor.doctor.check(tf.data.Dataset.range(100).map(lambda x: x + 1).batch(4))
+        text, html = str(report), report._repr_html_()
+    finally:
+        tutor.set_language("en")
+    assert len(report) > 0 and "：" in text
+    assert "： " not in text and "：</b> " not in html

@@ -104,7 +104,7 @@ class LeakageReport:
                      "an element across {epochs} epochs.").format(train=n_train, val=n_val,
                                                                   epochs=len(self.train_epochs))
         # Translators: one epoch's count of shared elements, in a list such as "epoch 1: 0, epoch 2: 3".
-        per = ", ".join(_("epoch {epoch}: {n}").format(epoch=i + 1, n=n) for i, n in enumerate(self.epoch_overlaps))
+        per = _(", ").join(_("epoch {epoch}: {n}").format(epoch=i + 1, n=n) for i, n in enumerate(self.epoch_overlaps))
         shown = ", ".join(str(k) for k in self.overlap[:8]) + (", ..." if len(self.overlap) > 8 else "")
         # Translators: {per} lists the shared elements per epoch ("epoch 1: 0, epoch 2: 3"); {shown} lists ids.
         said = _("LEAKAGE: {n:,} element(s) appear in both train and validation (train {train:,} and validation "

@@ -60,7 +60,7 @@ class Finding:
 
     def __str__(self) -> str:
         def wrap(text: str, head: str) -> str:
-            return fill(text, 92, initial_indent=f"  {head} ", subsequent_indent="    ")
+            return fill(text, 92, initial_indent=f"  {head}{_gap(head)}", subsequent_indent="    ")
 
         what, how = _labels(self.severity)
         lines = [f"[{self.rule}] {self.where}", wrap(self.message, what), wrap(self.fix, how)]
@@ -70,6 +70,11 @@ class Finding:
 
     def __repr__(self) -> str:
         return f"Finding({self.rule!r}, {self.where!r}, severity={self.severity!r})"
+
+
+def _gap(label: str) -> str:
+    """The space after a label: none after a full-width colon (Japanese, Chinese), which has its own."""
+    return "" if label.endswith("：") else " "
 
 
 def _labels(severity: str) -> tuple[str, str]:
@@ -177,8 +182,8 @@ class Report(list):
                 what, how = _labels(f.severity)
                 named = _(SEVERITIES[f.severity]).lower() if f.severity in SEVERITIES else f.severity
                 body = (f"<small>[{markup.escape(f.rule)}, {markup.escape(named)}]"
-                        f"</small><br><b>{markup.escape(what)}</b> {markup.escape(f.message)}<br>"
-                        f"<b>{markup.escape(how)}</b> {markup.escape(f.fix)}")
+                        f"</small><br><b>{markup.escape(what)}</b>{_gap(what)}{markup.escape(f.message)}<br>"
+                        f"<b>{markup.escape(how)}</b>{_gap(how)}{markup.escape(f.fix)}")
                 if f.doc:
                     docs = markup.escape(_("TF docs:"))
                     body += (f"<br><small>{docs} &ldquo;{markup.escape(f.quote)}&rdquo; "
