@@ -35,19 +35,15 @@ def test_each_edition_notebook_opens_itself_and_speaks_its_language():
 # --------------------------------------------------------------------------------------- a copy to break
 @pytest.fixture
 def course(tmp_path):
-    """A copy of what the editions are made from: lesson 00, its editions and catalogs, tutor, the config."""
-    for name in ("pyproject.toml", "locale", "tutor", "notebooks/00_start_here.ipynb", "notebooks/ja", "notebooks/zh"):
-        source, target = ROOT / name, tmp_path / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_dir():
-            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.ipynb_checkpoints"))
-        else:
-            shutil.copy(source, target)
+    """A copy of what the edition notebooks are made from: the lessons, their editions and catalogs, tutor, the
+    config (the website's pages left out)."""
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    for name in ("locale", "tutor", "notebooks"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "*.ipynb_checkpoints"))
     (tmp_path / "book" / "en").mkdir(parents=True)
-    for lang in editions.LANGUAGES:  # only lesson 00 was copied
-        for po in (tmp_path / "locale" / lang).rglob("*.po"):
-            if po.stem != "00_start_here":
-                po.unlink()
+    for lang in editions.LANGUAGES:  # no page was copied: no page catalog either
+        for po in (tmp_path / "locale" / lang / "book").glob("*.po"):
+            po.unlink()
     assert editions.check(tmp_path) == []
     return tmp_path
 
@@ -150,6 +146,8 @@ def test_comments_are_found_outside_strings_and_runs_of_them_are_one_message():
 
 @pytest.mark.slow  # copies tutor and runs the check several times
 def test_links_stay_inside_the_edition_and_reach_its_translated_headings(course):
+    for path in (course / "locale/ja/notebooks/03_shuffle.po", course / "notebooks/ja/03_shuffle.ipynb"):
+        path.unlink()  # lesson 03 not translated (yet) into Japanese
     _edit_english(course, "## Tips for live demos", "See [the tips](#Tips-for-live-demos) and [lesson 03's buffer]"
                   "(03_shuffle.ipynb#The-buffer).\n\n## Tips for live demos")
     editions.build(course)
@@ -157,7 +155,7 @@ def test_links_stay_inside_the_edition_and_reach_its_translated_headings(course)
     text = "\n".join(c.source for c in built.cells if c.cell_type == "markdown")
     assert "](#ライブデモのヒント)" in text  # the edition's own heading
     assert "](../03_shuffle.ipynb#The-buffer)" in text  # not translated yet: the English lesson
-    assert "](01_datasets_from_data.ipynb)" not in text and "](../01_datasets_from_data.ipynb)" in text
+    assert "](01_datasets_from_data.ipynb)" in text and "](../01_datasets_from_data.ipynb)" not in text
 
 
 @pytest.mark.slow  # copies tutor and runs the check several times

@@ -271,16 +271,19 @@ def page_text(text: str) -> str:
 
 
 def deck_text(text: str) -> str:
-    """A lesson's notebook JSON as its deck shows it: badges from the site, "Next:" links to the next deck."""
+    """A lesson's notebook JSON as its deck shows it: badges from the site, "Next:" links to the next deck, and
+    links to another lesson's heading to that heading on the lesson's page (a deck's headings have no anchors)."""
     for outside, inside in BADGES.items():
         text = text.replace(outside, "../.." + inside)
-    return re.sub(r"\((\d\d_[\w-]+)\.ipynb(#[^)\s]*)?\)", r"(\1.html\2)", text)
+    text = LESSON_ANCHOR.sub(lambda m: "(../lessons/" + m.group(1)[1:].replace(".ipynb#", ".html#")
+                             + m.group(2).lower() + ")", text)
+    return re.sub(r"\((\d\d_[\w-]+)\.ipynb\)", r"(\1.html)", text)
 
 
-def demo_paths(all_lessons) -> str:
-    """The instructors' demo paths (tools/slides.py), each slide linked into the lesson's deck in ``slides/``."""
+def demo_paths(all_lessons, folder: str = "slides") -> str:
+    """The instructors' demo paths (tools/slides.py), each slide linked into the lesson's deck in ``folder``."""
     return slides.demo_table([(lesson.path.stem, f"{lesson.number}: {lesson.title}", lesson.nb)
-                              for lesson in all_lessons])
+                              for lesson in all_lessons], folder)
 
 
 def toc(all_lessons, lang: str = "en") -> str:

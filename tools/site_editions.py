@@ -48,7 +48,7 @@ RULE_WORDS = {
 GENERATED = {
     "lessons": lambda root, all_lessons, lang: site.lesson_list(all_lessons),
     "run times": lambda root, all_lessons, lang: site.run_time_table(root, all_lessons),
-    "demo paths": lambda root, all_lessons, lang: site.demo_paths(all_lessons),
+    "demo paths": lambda root, all_lessons, lang: site.demo_paths(all_lessons, "../en/slides"),  # the decks
     "rules": lambda root, all_lessons, lang: site.rules_page(site.rule_entries(lang),
                                                              site.rule_words(lang, RULE_WORDS.get(lang))),
     "api": lambda root, all_lessons, lang: site.reference_body(),

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 #: Each edition's own name, as its readers look for it in a menu.
 NAMES = {"en": "English", "ja": "日本語", "zh": "简体中文"}
+#: The pages Sphinx makes for every book (index of terms, search): outside the editions' shared page paths.
+SPHINX_PAGES = ("genindex", "search", "py-modindex")
 #: The page's ``lang`` attribute for each edition.
 HREFLANG = {"en": "en", "ja": "ja", "zh": "zh-Hans"}
 
@@ -20,9 +22,11 @@ def page_in_edition(pagename: str, edition: str) -> str | None:
 
     >>> page_in_edition("en/lessons/03_shuffle", "en"), page_in_edition("lessons/03_shuffle", "ja")
     ('lessons/03_shuffle', 'lessons/03_shuffle')
-    >>> page_in_edition("genindex", "en") is None
-    True
+    >>> page_in_edition("genindex", "en") is None, page_in_edition("search", "ja") is None
+    (True, True)
     """
+    if pagename in SPHINX_PAGES:  # each book has its own, at its top, not under en/
+        return None
     if edition == "en":
         return pagename[len("en/"):] if pagename.startswith("en/") else None
     return pagename

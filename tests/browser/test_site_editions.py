@@ -43,9 +43,10 @@ def test_an_edition_lesson_reads_in_its_language_and_switches_to_the_same_page(s
 def test_an_english_page_switches_to_the_editions(site, open_page):  # noqa: F811
     page, errors = open_page(site + "en/lessons/03_shuffle.html")
     assert switch_targets(page) == {lang: site + f"{lang}/lessons/03_shuffle.html" for lang in EDITIONS}
-    page.goto(site + "ja/lessons/03_shuffle.html", wait_until="load")  # not translated yet: shown in English,
-    colab = page.locator("a.btn-colab-button").first.get_attribute("href")  # and it opens the English notebook
-    assert colab.endswith("/notebooks/03_shuffle.ipynb")
+    page.goto(site + "ja/lessons/03_shuffle.html", wait_until="load")  # the Japanese lesson, and its notebook
+    assert page.locator("h1").first.inner_text().startswith("03: シャッフル")
+    colab = page.locator("a.btn-colab-button").first.get_attribute("href")
+    assert colab.endswith("/notebooks/ja/03_shuffle.ipynb")
     assert not errors, errors
 
 

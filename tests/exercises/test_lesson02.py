@@ -96,6 +96,11 @@ RIGHT_SHAPE = [
 def test_endless_or_silent_answers_of_the_right_shape(question, build, short_deadline):
     assert_refused(question.check(build().repeat()), "repeat() with no count")
     assert_refused(question.check(build().repeat().filter(lambda b: tf.constant(False))), "produced no element")
+
+
+@pytest.mark.parametrize("question, build", RIGHT_SHAPE, ids=[q.title for q, _ in RIGHT_SHAPE])
+def test_an_answer_of_the_right_shape_that_raises_is_named(question, build):
+    """With the real deadline: the error comes when the first element is read, later on a busy machine."""
     raising = build().map(lambda b: tf.ensure_shape(tf.py_function(boom, [b], b.dtype), b.shape))
     assert_refused(question.check(raising), "map()", "raised ValueError")
 

@@ -196,15 +196,21 @@ def test_cache_the_small_thing_runs_the_slow_step_once_and_keeps_small_results()
 
 
 def test_tensorflows_count_holds_large_tensors_and_leaves_out_small_ones():
-    """On the usual Linux builds (oneDNN on) tensors of 256 KB and more are counted, smaller ones are not."""
-    gc.collect()
-    before = usage.tensor_bytes()
-    large = [tf.fill([256 * 1024 // 4], float(i)) for i in range(4)]
-    counted = usage.tensor_bytes() - before
-    small = [tf.fill([1024], float(i)) for i in range(64)]
-    assert counted == 4 * 256 * 1024
-    assert usage.tensor_bytes() - before - counted <= 64 * 4096
-    del large, small
+    """On the usual Linux builds (oneDNN on) tensors of 256 KB and more are counted, smaller ones are not.
+
+    The count is the whole process's: a thread of an earlier test that still allocates adds to one reading, never
+    takes away, so the smallest growth of three tries is this test's own."""
+    large_growth, small_growth = [], []
+    for _ in range(3):
+        gc.collect()
+        before = usage.tensor_bytes()
+        large = [tf.fill([256 * 1024 // 4], float(i)) for i in range(4)]
+        large_growth.append(usage.tensor_bytes() - before)
+        small = [tf.fill([1024], float(i)) for i in range(64)]
+        small_growth.append(usage.tensor_bytes() - before - large_growth[-1])
+        del large, small
+    assert min(large_growth) == 4 * 256 * 1024
+    assert min(small_growth) <= 64 * 4096
 
 
 def test_a_cache_lives_as_long_as_its_dataset():
