@@ -210,6 +210,15 @@ def _tensorflow_threads(affinity: int) -> int:
     return tf.config.threading.get_inter_op_parallelism_threads() or affinity
 
 
+def cgroups(proc: Path | None = None) -> list[tuple[str, str]]:
+    """``(controllers, path)`` of each cgroup the process is in (``/proc/self/cgroup``; ``""``: cgroup v2), or []."""
+    try:
+        lines = ((PROC_SELF if proc is None else Path(proc)) / "cgroup").read_text().splitlines()
+    except OSError:
+        return []
+    return [(parts[1], parts[2]) for parts in (line.split(":", 2) for line in lines) if len(parts) == 3]
+
+
 def cgroup_quota(proc: Path | None = None, root: Path | None = None) -> float | None:
     """CPUs of time the cgroup CPU quota allows this process, or ``None`` when there is none.
 
@@ -224,17 +233,12 @@ def cgroup_quota(proc: Path | None = None, root: Path | None = None) -> float | 
     True
     """
     proc = PROC_SELF if proc is None else Path(proc)
-    try:
-        lines = (proc / "cgroup").read_text().splitlines()
-    except OSError:
+    groups = cgroups(proc)
+    if not groups:
         return None
     mounts = _cgroup_mounts(proc, CGROUP_ROOT if root is None else Path(root))
     limits = []
-    for line in lines:
-        parts = line.split(":", 2)
-        if len(parts) != 3:
-            continue
-        _hierarchy, controllers, path = parts
+    for controllers, path in groups:
         if controllers == "":
             for mount, mount_root in mounts.get("v2", []):
                 limits += _limits_up(mount, _relative(path, mount_root), _v2_limit)

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from .._validate import require_dataset, require_positive_int, require_seconds
+from ..env import cgroups
 from ..i18n import gettext as _
 from .buffers import Buffers, buffers, megabytes
 
@@ -76,15 +77,7 @@ def memory_limit(proc: Path | None = None, root: Path | None = None) -> int | No
     proc = Path("/proc/self") if proc is None else Path(proc)
     root = Path("/sys/fs/cgroup") if root is None else Path(root)
     limits = []
-    try:
-        lines = (proc / "cgroup").read_text().splitlines()
-    except OSError:
-        lines = []
-    for line in lines:
-        parts = line.split(":", 2)
-        if len(parts) != 3:
-            continue
-        _hierarchy, controllers, path = parts
+    for controllers, path in cgroups(proc):
         if controllers == "":
             base, name = root, "memory.max"
         elif "memory" in controllers.split(","):
