@@ -161,7 +161,10 @@ def time_steps(model, dataset: tf.data.Dataset, *, steps: int = 20, warmup: int 
     A finite dataset is repeated, so it never runs out. The warm-up steps are
     dropped: the first one traces the model, and while it does, the pipeline
     fills the buffers ahead of the model, so the next few steps find their
-    batch ready even when the pipeline is slow.
+    batch ready even when the pipeline is slow. Keras runs the loop, so the
+    read is bounded in steps but not in time: a pipeline that never yields
+    stops ``model.fit`` here as it would in training (``tutor.take_elements``
+    reads one with a deadline first).
     """
     require_dataset(dataset, "time_steps")
     steps = require_positive_int(steps, "steps", "time_steps")
